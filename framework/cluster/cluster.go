@@ -1,0 +1,86 @@
+// Package cluster gets the suites a Kubernetes cluster to test: a kind cluster made
+// from one of the project's kind configs, or an existing cluster named by KUBECONFIG.
+// It does nothing else: what the cluster has on is package facts' job.
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Cluster is a cluster the suite may use.
+type Cluster struct {
+	// Name identifies the cluster in messages (the kind cluster name, or the
+	// kubeconfig's current context).
+	Name string
+	// Kubeconfig is the path of a kubeconfig file that reaches the cluster.
+	Kubeconfig string
+	// Requested is what the cluster's configuration asked for; a gate it asked for
+	// but the cluster lacks is a misconfiguration, not a reason to skip.
+	Requested Requested
+}
+
+// Requested lists the feature gates a kind config turned on or off.
+type Requested struct {
+	// ClusterGates are set for every component of every node.
+	ClusterGates map[string]bool
+	// KubeletGates are kubelet gates set for nodes carrying a label, keyed by the
+	// value of the node's ProfileLabel.
+	KubeletGates map[string]map[string]bool
+}
+
+// ProfileLabel is the node label that names a worker's kubelet profile in the
+// project's kind configs; specs that need a profile are pinned to it with this label.
+const ProfileLabel = "podlifecycle.io/profile"
+
+// Outcome tells Release how the run went.
+type Outcome int
+
+const (
+	Succeeded Outcome = iota
+	Failed
+	Interrupted
+)
+
+// Provider hands out a cluster and takes it back.
+type Provider interface {
+	// Acquire returns a cluster ready for specs, creating it if the provider does.
+	Acquire(ctx context.Context) (*Cluster, error)
+	// Release deletes what Acquire created when the run succeeded or was interrupted,
+	// and keeps it after a failure, saying how to inspect and delete it.
+	Release(ctx context.Context, c *Cluster, o Outcome) error
+}
+
+// RestConfig loads the client configuration of c.
+func (c *Cluster) RestConfig() (*rest.Config, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("loading kubeconfig %s of cluster %s: %w", c.Kubeconfig, c.Name, err)
+	}
+	cfg.QPS, cfg.Burst = 50, 100
+	return cfg, nil
+}
+
+// Client returns a clientset for c.
+func (c *Cluster) Client() (kubernetes.Interface, error) {
+	cfg, err := c.RestConfig()
+	if err != nil {
+		return nil, err
+	}
+	return kubernetes.NewForConfig(cfg)
+}
+
+// FromEnvironment picks the provider: an existing cluster when KUBECONFIG is set
+// (how users validate their own kubelet), otherwise a kind cluster made from
+// kindConfig, a path relative to the repository root.
+func FromEnvironment(kindConfig string) (Provider, error) {
+	if kc := os.Getenv("KUBECONFIG"); kc != "" {
+		return Existing{Kubeconfig: kc}, nil
+	}
+	return NewKind(kindConfig, KindOptionsFromEnvironment())
+}

@@ -1,0 +1,35 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Existing is a cluster someone else made: the suite only runs specs in it, in
+// namespaces of its own, and never creates or deletes the cluster.
+type Existing struct {
+	Kubeconfig string
+}
+
+func (e Existing) Acquire(ctx context.Context) (*Cluster, error) {
+	raw, err := clientcmd.LoadFromFile(e.Kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("reading KUBECONFIG %s: %w", e.Kubeconfig, err)
+	}
+	c := &Cluster{Name: raw.CurrentContext, Kubeconfig: e.Kubeconfig}
+	client, err := c.Client()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if _, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err != nil {
+		return nil, fmt.Errorf("cluster %q of KUBECONFIG %s is unreachable or not ready (GET /readyz): %w", c.Name, e.Kubeconfig, err)
+	}
+	return c, nil
+}
+
+func (Existing) Release(context.Context, *Cluster, Outcome) error { return nil }

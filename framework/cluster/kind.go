@@ -1,0 +1,220 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	kindcluster "sigs.k8s.io/kind/pkg/cluster"
+	kindlog "sigs.k8s.io/kind/pkg/log"
+	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
+)
+
+// KindOptions tune the kind provider.
+type KindOptions struct {
+	// NodeImage is used for nodes whose config names no image.
+	NodeImage string
+	// KeepClusters keeps even a cluster this run created (KEEP_CLUSTERS=1).
+	KeepClusters bool
+	// StateDir holds kubeconfigs of the clusters.
+	StateDir string
+	// ReadyTimeout bounds the wait for the control plane after create.
+	ReadyTimeout time.Duration
+}
+
+// KindOptionsFromEnvironment: NODE_IMAGE, KEEP_CLUSTERS, and a state directory in the
+// user's cache.
+func KindOptionsFromEnvironment() KindOptions {
+	o := KindOptions{
+		NodeImage:    "podlifecycle/node:v1.37.2",
+		KeepClusters: os.Getenv("KEEP_CLUSTERS") == "1" || os.Getenv("KEEP_CLUSTERS") == "true",
+		ReadyTimeout: 3 * time.Minute,
+	}
+	if img := os.Getenv("NODE_IMAGE"); img != "" {
+		o.NodeImage = img
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	o.StateDir = filepath.Join(cache, "podlifecycle", "clusters")
+	return o
+}
+
+// Kind makes (or reuses) the kind cluster of one kind config.
+type Kind struct {
+	config   *KindConfig
+	opts     KindOptions
+	provider *kindcluster.Provider
+	created  bool
+}
+
+// NewKind checks the config and that Docker answers; nothing is created yet.
+func NewKind(configPath string, o KindOptions) (*Kind, error) {
+	cfg, err := LoadKindConfig(configPath)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cfg.Requested(); err != nil {
+		return nil, err
+	}
+	if out, err := exec.Command("docker", "info", "--format", "{{.ServerVersion}}").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("kind needs a Docker daemon and none answers (docker info: %v: %s); start dockerd, or run `make images`, which starts one under CI", err, bytes.TrimSpace(out))
+	}
+	return &Kind{config: cfg, opts: o, provider: kindcluster.NewProvider(kindcluster.ProviderWithDocker(), kindcluster.ProviderWithLogger(kindlog.NoopLogger{}))}, nil
+}
+
+func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
+	name := k.config.ClusterName()
+	requested, _ := k.config.Requested()
+	c := &Cluster{Name: name, Kubeconfig: filepath.Join(k.opts.StateDir, name+".kubeconfig"), Requested: requested}
+	if err := os.MkdirAll(k.opts.StateDir, 0o755); err != nil {
+		return nil, err
+	}
+	existing, err := k.provider.List()
+	if err != nil {
+		return nil, fmt.Errorf("listing kind clusters: %w", err)
+	}
+	if slices.Contains(existing, name) {
+		fmt.Fprintf(os.Stderr, "reusing kind cluster %s (config %s)\n", name, k.config.Path)
+		return c, k.provider.ExportKubeConfig(name, c.Kubeconfig, false)
+	}
+
+	cfg := k.config.Config // a copy: host adaptations never leak into the file's content
+	cfg.Nodes = slices.Clone(cfg.Nodes)
+	cfg.Name = name
+	for i := range cfg.Nodes {
+		if cfg.Nodes[i].Image == "" {
+			cfg.Nodes[i].Image = k.opts.NodeImage
+		}
+	}
+	for _, img := range nodeImages(cfg.Nodes) {
+		if err := imagePresent(img); err != nil {
+			return nil, err
+		}
+	}
+	if err := ValidateGates(ctx, requested.AllGates(), k.opts.NodeImage); err != nil {
+		return nil, fmt.Errorf("kind config %s: %w", k.config.Path, err)
+	}
+	host, err := ProbeHost(ctx, k.opts.NodeImage)
+	if err != nil {
+		return nil, err
+	}
+	for _, note := range AdaptToHost(&cfg, host) {
+		fmt.Fprintf(os.Stderr, "kind config adapted to this host: %s\n", note)
+	}
+
+	start := time.Now()
+	fmt.Fprintf(os.Stderr, "creating kind cluster %s from %s (%d nodes)...\n", name, k.config.Path, len(cfg.Nodes))
+	k.created = true // from here on a partial cluster may exist and must be cleaned up
+	err = k.provider.Create(name,
+		kindcluster.CreateWithV1Alpha4Config(&cfg),
+		kindcluster.CreateWithWaitForReady(k.opts.ReadyTimeout),
+		kindcluster.CreateWithKubeconfigPath(c.Kubeconfig),
+		kindcluster.CreateWithDisplayUsage(false),
+		kindcluster.CreateWithDisplaySalutation(false))
+	if err != nil {
+		return nil, fmt.Errorf("creating kind cluster %s from %s: %w", name, k.config.Path, err)
+	}
+	fmt.Fprintf(os.Stderr, "kind cluster %s ready in %s\n", name, time.Since(start).Round(time.Second))
+	return c, nil
+}
+
+func (k *Kind) Release(_ context.Context, c *Cluster, o Outcome) error {
+	name := k.config.ClusterName()
+	switch {
+	case !k.created:
+		return nil
+	case o == Failed || k.opts.KeepClusters:
+		why := "the run failed"
+		if o != Failed {
+			why = "KEEP_CLUSTERS is set"
+		}
+		fmt.Fprintf(os.Stderr, "\nkeeping kind cluster %s because %s. Inspect it with\n"+
+			"  export KUBECONFIG=%s; kubectl get pods -A\n"+
+			"  docker exec -it %s-control-plane journalctl -u kubelet\n"+
+			"and delete it with\n  go tool kind delete cluster --name %s   (or: make clean)\n",
+			name, why, filepath.Join(k.opts.StateDir, name+".kubeconfig"), name, name)
+		return nil
+	}
+	fmt.Fprintf(os.Stderr, "deleting kind cluster %s\n", name)
+	if err := k.provider.Delete(name, ""); err != nil {
+		return fmt.Errorf("deleting kind cluster %s: %w", name, err)
+	}
+	_ = os.Remove(filepath.Join(k.opts.StateDir, name+".kubeconfig"))
+	return nil
+}
+
+func nodeImages(nodes []v1alpha4.Node) []string {
+	var out []string
+	for _, n := range nodes {
+		if !slices.Contains(out, n.Image) {
+			out = append(out, n.Image)
+		}
+	}
+	return out
+}
+
+func imagePresent(image string) error {
+	if err := exec.Command("docker", "image", "inspect", image).Run(); err != nil {
+		return fmt.Errorf("node image %s is not in Docker; build it with `make images` (no registry is used)", image)
+	}
+	return nil
+}
+
+// ValidateGates asks the node image's own Kubernetes whether it knows the gates and
+// may set them, before any node boots: the kube-apiserver image of the same version
+// parses --feature-gates exactly as every component does, and rejects unknown gates
+// and locked ones set to their non-default value.
+func ValidateGates(ctx context.Context, gates []string, nodeImage string) error {
+	if len(gates) == 0 {
+		return nil
+	}
+	version, err := dockerRunOutput(ctx, "--entrypoint", "cat", nodeImage, "/kind/version")
+	if err != nil {
+		return fmt.Errorf("reading /kind/version of node image %s: %w", nodeImage, err)
+	}
+	apiserver := "registry.k8s.io/kube-apiserver:" + strings.TrimSpace(version)
+	if imagePresent(apiserver) != nil {
+		fmt.Fprintf(os.Stderr, "warning: %s is not in Docker; feature gates %v are checked only when the cluster boots\n", apiserver, gates)
+		return nil
+	}
+	out, err := dockerRunOutput(ctx, "--entrypoint", "kube-apiserver", apiserver, "--feature-gates="+strings.Join(gates, ","), "--version")
+	if err != nil {
+		return fmt.Errorf("feature gates rejected by Kubernetes %s: %s", strings.TrimSpace(version), firstLine(out))
+	}
+	return nil
+}
+
+// ProbeHost finds out what the Docker host imposes on nodes, by asking Docker and by
+// trying, in a throw-away privileged node container, what containerd would do.
+func ProbeHost(ctx context.Context, nodeImage string) (HostFacts, error) {
+	var h HostFacts
+	out, err := exec.CommandContext(ctx, "docker", "info", "--format", "{{.CgroupVersion}}").Output()
+	if err != nil {
+		return h, fmt.Errorf("docker info: %w", err)
+	}
+	h.CgroupV1 = strings.TrimSpace(string(out)) == "1"
+	_, err = dockerRunOutput(ctx, "--privileged", "--entrypoint", "sh", nodeImage, "-c", "echo -999 > /proc/self/oom_score_adj")
+	h.CannotLowerOOMScoreAdj = err != nil
+	return h, nil
+}
+
+func dockerRunOutput(ctx context.Context, args ...string) (string, error) {
+	out, err := exec.CommandContext(ctx, "docker", append([]string{"run", "--rm"}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

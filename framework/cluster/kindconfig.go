@@ -1,0 +1,179 @@
+package cluster
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
+	"sigs.k8s.io/yaml"
+)
+
+// KindConfig is one of the project's kind cluster configs.
+type KindConfig struct {
+	Path   string
+	Raw    []byte
+	Config v1alpha4.Cluster
+}
+
+// LoadKindConfig reads and strictly decodes a kind v1alpha4 cluster config.
+func LoadKindConfig(path string) (*KindConfig, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading kind config: %w", err)
+	}
+	var cfg v1alpha4.Cluster
+	if err := yaml.UnmarshalStrict(raw, &cfg); err != nil {
+		return nil, fmt.Errorf("decoding kind config %s: %w", path, err)
+	}
+	if cfg.Kind != "Cluster" || cfg.APIVersion != "kind.x-k8s.io/v1alpha4" {
+		return nil, fmt.Errorf("kind config %s: want kind Cluster, apiVersion kind.x-k8s.io/v1alpha4; got %q, %q", path, cfg.Kind, cfg.APIVersion)
+	}
+	return &KindConfig{Path: path, Raw: raw, Config: cfg}, nil
+}
+
+var unsafeNameChars = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// ClusterName derives the kind cluster name from the config's file name and content:
+// suites sharing a config share a cluster, and an edited config gets a new one.
+func (k *KindConfig) ClusterName() string {
+	sum := sha256.Sum256(k.Raw)
+	base := strings.TrimSuffix(filepath.Base(k.Path), filepath.Ext(k.Path))
+	base = strings.Trim(unsafeNameChars.ReplaceAllString(strings.ToLower(base), "-"), "-")
+	if len(base) > 20 {
+		base = base[:20]
+	}
+	return "plc-" + base + "-" + hex.EncodeToString(sum[:])[:8]
+}
+
+// Requested reads which feature gates the config sets: cluster-wide featureGates, and
+// kubelet gates of each labelled node (JoinConfiguration/InitConfiguration
+// kubeletExtraArgs "feature-gates", or a KubeletConfiguration patch's featureGates).
+func (k *KindConfig) Requested() (Requested, error) {
+	r := Requested{ClusterGates: map[string]bool{}, KubeletGates: map[string]map[string]bool{}}
+	for g, on := range k.Config.FeatureGates {
+		r.ClusterGates[g] = on
+	}
+	for i, n := range k.Config.Nodes {
+		gates := map[string]bool{}
+		for _, p := range n.KubeadmConfigPatches {
+			if err := kubeletGatesOfPatch(p, gates); err != nil {
+				return r, fmt.Errorf("%s: node %d: %w", k.Path, i, err)
+			}
+		}
+		if len(gates) == 0 {
+			continue
+		}
+		profile := n.Labels[ProfileLabel]
+		if profile == "" {
+			return r, fmt.Errorf("%s: node %d sets kubelet feature gates but has no %s label, so no spec could be pinned to it", k.Path, i, ProfileLabel)
+		}
+		r.KubeletGates[profile] = gates
+	}
+	return r, nil
+}
+
+// AllGates lists every gate named anywhere in the config, sorted, with its value as
+// "Name=true"; a gate set both ways appears twice.
+func (r Requested) AllGates() []string {
+	seen := map[string]bool{}
+	add := func(g string, on bool) { seen[fmt.Sprintf("%s=%t", g, on)] = true }
+	for g, on := range r.ClusterGates {
+		add(g, on)
+	}
+	for _, gates := range r.KubeletGates {
+		for g, on := range gates {
+			add(g, on)
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for s := range seen {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func kubeletGatesOfPatch(patch string, into map[string]bool) error {
+	var doc struct {
+		Kind             string          `json:"kind"`
+		FeatureGates     map[string]bool `json:"featureGates"`
+		NodeRegistration struct {
+			KubeletExtraArgs []struct {
+				Name  string `json:"name"`
+				Value string `json:"value"`
+			} `json:"kubeletExtraArgs"`
+		} `json:"nodeRegistration"`
+	}
+	if err := yaml.Unmarshal([]byte(patch), &doc); err != nil {
+		return fmt.Errorf("decoding kubeadm config patch: %w", err)
+	}
+	switch doc.Kind {
+	case "KubeletConfiguration":
+		for g, on := range doc.FeatureGates {
+			into[g] = on
+		}
+	case "JoinConfiguration", "InitConfiguration":
+		for _, a := range doc.NodeRegistration.KubeletExtraArgs {
+			if a.Name != "feature-gates" {
+				continue
+			}
+			gates, err := ParseGateList(a.Value)
+			if err != nil {
+				return err
+			}
+			for g, on := range gates {
+				into[g] = on
+			}
+		}
+	}
+	return nil
+}
+
+// ParseGateList parses the --feature-gates syntax "A=true,B=false".
+func ParseGateList(s string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, kv := range strings.Split(s, ",") {
+		kv = strings.TrimSpace(kv)
+		if kv == "" {
+			continue
+		}
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok || (val != "true" && val != "false") {
+			return nil, fmt.Errorf("feature gate %q: want Name=true or Name=false", kv)
+		}
+		out[strings.TrimSpace(name)] = val == "true"
+	}
+	return out, nil
+}
+
+// HostFacts are what the Docker host imposes on every kind node.
+type HostFacts struct {
+	// CgroupV1: kubelet v1.37 refuses cgroup v1 unless failCgroupV1 is false.
+	CgroupV1 bool
+	// CannotLowerOOMScoreAdj: containerd must then keep pods' oom_score_adj at or
+	// above its own (restrict_oom_score_adj), or every sandbox fails to start.
+	CannotLowerOOMScoreAdj bool
+}
+
+// AdaptToHost adds the patches this host needs to cfg and returns what it added, to
+// be printed; on an ordinary host it adds nothing.
+func AdaptToHost(cfg *v1alpha4.Cluster, h HostFacts) []string {
+	var notes []string
+	if h.CgroupV1 {
+		cfg.KubeadmConfigPatches = append(cfg.KubeadmConfigPatches,
+			"kind: KubeletConfiguration\nfailCgroupV1: false\n")
+		notes = append(notes, "host uses cgroup v1: KubeletConfiguration failCgroupV1: false")
+	}
+	if h.CannotLowerOOMScoreAdj {
+		cfg.ContainerdConfigPatches = append(cfg.ContainerdConfigPatches,
+			"[plugins.\"io.containerd.grpc.v1.cri\"]\n  restrict_oom_score_adj = true\n")
+		notes = append(notes, "host cannot lower oom_score_adj: containerd restrict_oom_score_adj = true")
+	}
+	return notes
+}

@@ -1,0 +1,126 @@
+package cluster
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeConfig(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const profiles = `kind: Cluster
+apiVersion: kind.x-k8s.io/v1alpha4
+featureGates:
+  ContainerStopSignals: true
+nodes:
+- role: control-plane
+- role: worker
+  labels:
+    podlifecycle.io/profile: restart-all-off
+  kubeadmConfigPatches:
+  - |
+    kind: JoinConfiguration
+    nodeRegistration:
+      kubeletExtraArgs:
+      - name: feature-gates
+        value: RestartAllContainersOnContainerExits=false,ContainerRestartRules=true
+- role: worker
+  labels:
+    podlifecycle.io/profile: decay
+  kubeadmConfigPatches:
+  - |
+    kind: KubeletConfiguration
+    featureGates:
+      ReduceDefaultCrashLoopBackOffDecay: true
+`
+
+func TestClusterNameFollowsContent(t *testing.T) {
+	a, err := LoadKindConfig(writeConfig(t, "Default Config.yaml", profiles))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := LoadKindConfig(writeConfig(t, "Default Config.yaml", profiles))
+	c, _ := LoadKindConfig(writeConfig(t, "Default Config.yaml", profiles+"- role: worker\n"))
+	if a.ClusterName() != b.ClusterName() {
+		t.Errorf("same content, different names: %s %s", a.ClusterName(), b.ClusterName())
+	}
+	if a.ClusterName() == c.ClusterName() {
+		t.Errorf("changed content kept the name %s", a.ClusterName())
+	}
+	if !strings.HasPrefix(a.ClusterName(), "plc-default-config-") || len(a.ClusterName()) != len("plc-default-config-")+8 {
+		t.Errorf("name %q: want plc-default-config-<8 hex>", a.ClusterName())
+	}
+}
+
+func TestRequested(t *testing.T) {
+	k, err := LoadKindConfig(writeConfig(t, "p.yaml", profiles))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := k.Requested()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.ClusterGates["ContainerStopSignals"] {
+		t.Errorf("cluster gates: %v", r.ClusterGates)
+	}
+	if on, ok := r.KubeletGates["restart-all-off"]["RestartAllContainersOnContainerExits"]; !ok || on {
+		t.Errorf("kubeletExtraArgs gates: %v", r.KubeletGates)
+	}
+	if !r.KubeletGates["decay"]["ReduceDefaultCrashLoopBackOffDecay"] {
+		t.Errorf("KubeletConfiguration gates: %v", r.KubeletGates)
+	}
+	want := "ContainerRestartRules=true,ContainerStopSignals=true,ReduceDefaultCrashLoopBackOffDecay=true,RestartAllContainersOnContainerExits=false"
+	if got := strings.Join(r.AllGates(), ","); got != want {
+		t.Errorf("AllGates = %s, want %s", got, want)
+	}
+}
+
+func TestRequestedNeedsAProfileLabel(t *testing.T) {
+	unlabelled := strings.Replace(profiles, "  labels:\n    podlifecycle.io/profile: decay\n", "", 1)
+	k, err := LoadKindConfig(writeConfig(t, "p.yaml", unlabelled))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.Requested(); err == nil || !strings.Contains(err.Error(), ProfileLabel) {
+		t.Fatalf("want an error naming %s, got %v", ProfileLabel, err)
+	}
+}
+
+func TestLoadKindConfigRejectsTypos(t *testing.T) {
+	_, err := LoadKindConfig(writeConfig(t, "typo.yaml", "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnodes:\n- role: worker\n  lables: {}\n"))
+	if err == nil || !strings.Contains(err.Error(), "lables") {
+		t.Fatalf("want an error naming the unknown field, got %v", err)
+	}
+}
+
+func TestParseGateList(t *testing.T) {
+	g, err := ParseGateList("A=true, B=false,")
+	if err != nil || len(g) != 2 || !g["A"] || g["B"] {
+		t.Fatalf("got %v, %v", g, err)
+	}
+	if _, err := ParseGateList("A=yes"); err == nil {
+		t.Fatal("want an error for A=yes")
+	}
+}
+
+func TestAdaptToHost(t *testing.T) {
+	k, _ := LoadKindConfig(writeConfig(t, "p.yaml", profiles))
+	cfg := k.Config
+	if notes := AdaptToHost(&cfg, HostFacts{}); len(notes) != 0 || len(cfg.KubeadmConfigPatches) != 0 {
+		t.Fatalf("an ordinary host needs nothing, got %v", notes)
+	}
+	notes := AdaptToHost(&cfg, HostFacts{CgroupV1: true, CannotLowerOOMScoreAdj: true})
+	if len(notes) != 2 || !strings.Contains(cfg.KubeadmConfigPatches[0], "failCgroupV1: false") ||
+		!strings.Contains(cfg.ContainerdConfigPatches[0], "restrict_oom_score_adj = true") {
+		t.Fatalf("notes %v, patches %v %v", notes, cfg.KubeadmConfigPatches, cfg.ContainerdConfigPatches)
+	}
+}

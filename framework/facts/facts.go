@@ -1,0 +1,120 @@
+package facts
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Facts is what one cluster has, read once per suite run.
+type Facts struct {
+	ServerVersion  string
+	APIServerGates Gates
+	Nodes          []Node
+}
+
+// Node is what one node's kubelet reports about itself.
+type Node struct {
+	Name             string
+	Labels           map[string]string
+	KubeletGates     Gates
+	KubeletConfig    KubeletConfig
+	DeclaredFeatures []string
+}
+
+// KubeletConfig holds the /configz fields specs depend on; Raw keeps the rest.
+type KubeletConfig struct {
+	CrashLoopBackOff struct {
+		MaxContainerRestartPeriod string `json:"maxContainerRestartPeriod,omitempty"`
+	} `json:"crashLoopBackOff"`
+	FeatureGates map[string]bool `json:"featureGates,omitempty"`
+	Raw          json.RawMessage `json:"-"`
+}
+
+// ParseConfigz decodes the kubelet's /configz answer ({"kubeletconfig": {...}}).
+func ParseConfigz(b []byte) (KubeletConfig, error) {
+	var wrapper struct {
+		KubeletConfig json.RawMessage `json:"kubeletconfig"`
+	}
+	if err := json.Unmarshal(b, &wrapper); err != nil {
+		return KubeletConfig{}, fmt.Errorf("decoding /configz: %w", err)
+	}
+	if len(wrapper.KubeletConfig) == 0 {
+		return KubeletConfig{}, fmt.Errorf("decoding /configz: no kubeletconfig object")
+	}
+	var kc KubeletConfig
+	if err := json.Unmarshal(wrapper.KubeletConfig, &kc); err != nil {
+		return KubeletConfig{}, fmt.Errorf("decoding /configz kubeletconfig: %w", err)
+	}
+	kc.Raw = wrapper.KubeletConfig
+	return kc, nil
+}
+
+// Gather reads the facts through the API server: /version, /metrics, and for each node
+// its kubelet's /metrics and /configz through the node proxy.
+func Gather(ctx context.Context, client kubernetes.Interface) (*Facts, error) {
+	f := &Facts{}
+	v, err := client.Discovery().ServerVersion()
+	if err != nil {
+		return nil, fmt.Errorf("reading server version: %w", err)
+	}
+	f.ServerVersion = v.GitVersion
+
+	rest := client.CoreV1().RESTClient()
+	raw, err := client.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading API server /metrics: %w", err)
+	}
+	if f.APIServerGates, err = ParseFeatureMetrics(bytes.NewReader(raw)); err != nil {
+		return nil, fmt.Errorf("API server: %w", err)
+	}
+
+	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing nodes: %w", err)
+	}
+	sort.Slice(nodes.Items, func(i, j int) bool { return nodes.Items[i].Name < nodes.Items[j].Name })
+	for _, n := range nodes.Items {
+		node := Node{Name: n.Name, Labels: n.Labels, DeclaredFeatures: n.Status.DeclaredFeatures}
+		metrics, err := rest.Get().Resource("nodes").Name(n.Name).SubResource("proxy").Suffix("metrics").DoRaw(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("reading kubelet /metrics of node %s: %w", n.Name, err)
+		}
+		if node.KubeletGates, err = ParseFeatureMetrics(bytes.NewReader(metrics)); err != nil {
+			return nil, fmt.Errorf("kubelet of node %s: %w", n.Name, err)
+		}
+		configz, err := rest.Get().Resource("nodes").Name(n.Name).SubResource("proxy").Suffix("configz").DoRaw(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("reading kubelet /configz of node %s: %w", n.Name, err)
+		}
+		if node.KubeletConfig, err = ParseConfigz(configz); err != nil {
+			return nil, fmt.Errorf("kubelet of node %s: %w", n.Name, err)
+		}
+		f.Nodes = append(f.Nodes, node)
+	}
+	return f, nil
+}
+
+// NodesWithLabel returns the nodes carrying label key=value.
+func (f *Facts) NodesWithLabel(key, value string) []Node {
+	var out []Node
+	for _, n := range f.Nodes {
+		if n.Labels[key] == value {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Schedulable reports whether pods without tolerations may land on n (it is not a
+// control-plane node in a cluster that has workers).
+func (n Node) Schedulable(all []Node) bool {
+	_, cp := n.Labels["node-role.kubernetes.io/control-plane"]
+	return !cp || len(all) == 1
+}
+

@@ -1,0 +1,122 @@
+package facts
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/podlifecycle/conformance/framework/cluster"
+)
+
+// Requirement is one thing a spec needs from the cluster.
+type Requirement interface {
+	// Check says whether f meets it; if not, why, and whether the cluster's own
+	// configuration asked for it (then its absence is a misconfiguration).
+	Check(f *Facts, asked cluster.Requested) (ok bool, why string, misconfigured bool)
+}
+
+// Verdict is the outcome of Evaluate.
+type Verdict struct {
+	Skip, Fail string
+}
+
+// Evaluate checks every requirement; the first unmet one decides the verdict.
+func Evaluate(f *Facts, asked cluster.Requested, reqs ...Requirement) Verdict {
+	for _, r := range reqs {
+		ok, why, misconfigured := r.Check(f, asked)
+		switch {
+		case ok:
+		case misconfigured:
+			return Verdict{Fail: "misconfigured cluster: " + why}
+		default:
+			return Verdict{Skip: why}
+		}
+	}
+	return Verdict{}
+}
+
+// APIServerGate needs gate name enabled (on=true) or disabled in the API server.
+func APIServerGate(name string, on bool) Requirement { return apiServerGate{name, on} }
+
+type apiServerGate struct {
+	name string
+	on   bool
+}
+
+func (g apiServerGate) Check(f *Facts, asked cluster.Requested) (bool, string, bool) {
+	have, known := f.APIServerGates[g.name]
+	if known && have == g.on {
+		return true, "", false
+	}
+	why := fmt.Sprintf("needs feature gate %s=%t in kube-apiserver; its kubernetes_feature_enabled metric says %s", g.name, g.on, describe(have, known))
+	want, askedFor := asked.ClusterGates[g.name]
+	return false, why, askedFor && want == g.on
+}
+
+// KubeletGate needs gate name enabled (on=true) or disabled in the kubelet of at least
+// one node of the given profile (node label cluster.ProfileLabel), or of any node when
+// profile is "".
+func KubeletGate(name string, on bool, profile string) Requirement {
+	return kubeletGate{name, on, profile}
+}
+
+type kubeletGate struct {
+	name    string
+	on      bool
+	profile string
+}
+
+func (g kubeletGate) Check(f *Facts, asked cluster.Requested) (bool, string, bool) {
+	nodes := f.Nodes
+	where := "any node"
+	if g.profile != "" {
+		nodes = f.NodesWithLabel(cluster.ProfileLabel, g.profile)
+		where = fmt.Sprintf("nodes labelled %s=%s", cluster.ProfileLabel, g.profile)
+	}
+	var seen []string
+	for _, n := range nodes {
+		have, known := n.KubeletGates[g.name]
+		if known && have == g.on {
+			return true, "", false
+		}
+		seen = append(seen, fmt.Sprintf("%s: %s", n.Name, describe(have, known)))
+	}
+	sort.Strings(seen)
+	why := fmt.Sprintf("needs feature gate %s=%t in the kubelet of %s; kubernetes_feature_enabled says [%s]", g.name, g.on, where, strings.Join(seen, "; "))
+	want, askedFor := asked.ClusterGates[g.name]
+	if g.profile != "" {
+		if pg, ok := asked.KubeletGates[g.profile][g.name]; ok {
+			want, askedFor = pg, true
+		}
+	}
+	return false, why, askedFor && want == g.on
+}
+
+// SchedulableNodes needs at least n nodes that take ordinary pods.
+func SchedulableNodes(n int) Requirement { return schedulableNodes(n) }
+
+type schedulableNodes int
+
+func (s schedulableNodes) Check(f *Facts, _ cluster.Requested) (bool, string, bool) {
+	count := 0
+	for _, n := range f.Nodes {
+		if n.Schedulable(f.Nodes) {
+			count++
+		}
+	}
+	if count >= int(s) {
+		return true, "", false
+	}
+	return false, fmt.Sprintf("needs %d schedulable nodes; the cluster has %d", int(s), count), false
+}
+
+func describe(have, known bool) string {
+	switch {
+	case !known:
+		return "no such gate"
+	case have:
+		return "enabled"
+	default:
+		return "disabled"
+	}
+}

@@ -1,0 +1,86 @@
+package observe
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MarkerDir is where containers append their markers: an emptyDir shared by all of
+// the pod's containers, so one file holds the whole pod's story.
+const MarkerDir = "/markers"
+
+// Marker is one line `<unix-ms> <container> <event>` a container wrote.
+type Marker struct {
+	At        time.Time
+	Container string
+	Event     string
+}
+
+func (m Marker) String() string {
+	return fmt.Sprintf("%s %s %s", m.At.UTC().Format("15:04:05.000"), m.Container, m.Event)
+}
+
+// MarkShell is a POSIX shell function `mark EVENT` for a container named container:
+// it appends `<unix-ms> <container> EVENT` to MarkerDir/markers and to stdout.
+// Busybox's date has no sub-second format, so the time is read with adjtimex(2)
+// (busybox adjtimex, microseconds) and truncated to milliseconds; the fork of
+// adjtimex and awk adds a few milliseconds, which callers' tolerances include.
+func MarkShell(container string) string {
+	return `mark() { ms=$(adjtimex | awk '/tv_sec/{s=$2} /tv_usec/{u=$2} END{printf "%d%03d", s, int(u/1000)}'); ` +
+		`echo "$ms ` + container + ` $1" | tee -a ` + MarkerDir + `/markers; }; `
+}
+
+// ParseMarkers reads marker lines, skipping any other output, and orders them by time
+// (ties keep their order in the input, which is append order).
+func ParseMarkers(r io.Reader) ([]Marker, error) {
+	var out []Marker
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 3 {
+			continue
+		}
+		ms, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil || len(fields[0]) != 13 { // unix milliseconds have 13 digits until 2286
+			continue
+		}
+		out = append(out, Marker{At: time.UnixMilli(ms), Container: fields[1], Event: strings.Join(fields[2:], " ")})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading markers: %w", err)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out, nil
+}
+
+// MergeMarkers merges marker lists read from several sources (files, logs of several
+// containers) into one time-ordered list without duplicates.
+func MergeMarkers(lists ...[]Marker) []Marker {
+	seen := map[Marker]bool{}
+	var out []Marker
+	for _, l := range lists {
+		for _, m := range l {
+			if !seen[m] {
+				seen[m] = true
+				out = append(out, m)
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out
+}
+
+// Find returns the first marker of container with event, if any.
+func Find(ms []Marker, container, event string) (Marker, bool) {
+	for _, m := range ms {
+		if m.Container == container && m.Event == event {
+			return m, true
+		}
+	}
+	return Marker{}, false
+}

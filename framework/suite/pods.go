@@ -1,0 +1,62 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/podlifecycle/conformance/framework/observe"
+)
+
+// NamespaceLabel marks namespaces the suite made, so leftovers are easy to find:
+// kubectl get ns -l podlifecycle.io/suite.
+const NamespaceLabel = "podlifecycle.io/suite"
+
+// Namespace creates a namespace for the current spec and deletes it when the spec
+// ends, however it ends.
+func (e *Env) Namespace(ctx context.Context) string {
+	GinkgoHelper()
+	ns, err := e.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		GenerateName: "plc-" + e.Name + "-",
+		Labels:       map[string]string{NamespaceLabel: e.Name},
+	}}, metav1.CreateOptions{})
+	if err != nil {
+		Fail(fmt.Sprintf("creating a namespace for the spec: %v", err))
+	}
+	DeferCleanup(func(ctx SpecContext) {
+		err := e.Client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			Fail(fmt.Sprintf("deleting namespace %s: %v", ns.Name, err))
+		}
+	}, NodeTimeout(30*time.Second))
+	return ns.Name
+}
+
+// Run starts a timeline for pod, creates it in ns and returns the timeline. The
+// timeline is attached to the spec's report (printed when the spec fails) and saved
+// under the suite's artifacts; the pod goes with its namespace.
+func (e *Env) Run(ctx context.Context, ns string, pod *corev1.Pod) *observe.Timeline {
+	GinkgoHelper()
+	tl, err := observe.Record(context.WithoutCancel(ctx), e.Client, ns, pod.Name)
+	if err != nil {
+		Fail(fmt.Sprintf("watching pod %s/%s: %v", ns, pod.Name, err))
+	}
+	DeferCleanup(func() {
+		tl.Stop()
+		AddReportEntry("timeline "+pod.Name, tl.String(), ReportEntryVisibilityFailureOrVerbose)
+		if err := tl.Save(e.Artifacts, CurrentSpecReport().FullText()); err != nil {
+			GinkgoWriter.Printf("saving timeline of %s: %v\n", pod.Name, err)
+		}
+	})
+	pod = pod.DeepCopy()
+	pod.Namespace = ns
+	if _, err := e.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		Fail(fmt.Sprintf("creating pod %s/%s: %v", ns, pod.Name, err))
+	}
+	return tl
+}

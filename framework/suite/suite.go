@@ -1,0 +1,173 @@
+// Package suite is the Ginkgo glue every suite shares: it acquires the suite's cluster
+// once (SynchronizedBeforeSuite, so `ginkgo -p` works), gathers the cluster's facts,
+// gives each spec its own namespace and pod timelines, and releases the cluster
+// according to the run's outcome.
+package suite
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/podlifecycle/conformance/framework/cluster"
+	"github.com/podlifecycle/conformance/framework/facts"
+)
+
+// Env is what specs use. Its fields are filled in before the first spec runs.
+type Env struct {
+	Name    string // the suite's name, used for artifact paths
+	Cluster *cluster.Cluster
+	Client  kubernetes.Interface
+	Facts   *facts.Facts
+	// Artifacts is the directory for this suite's per-spec artifacts.
+	Artifacts string
+}
+
+// Setup registers the suite's cluster lifecycle. kindConfig is relative to the
+// repository root (e.g. "kind-configs/default.yaml"). Call it once per suite, at
+// package level: var env = suite.Setup("lifecycle", "kind-configs/default.yaml").
+func Setup(name, kindConfig string) *Env {
+	env := &Env{Name: name}
+	// Set on Ginkgo process 1 only, which both acquires and releases the cluster.
+	var provider cluster.Provider
+	var acquired *cluster.Cluster
+
+	SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
+		root, err := RepoRoot()
+		if err != nil {
+			Fail(err.Error())
+		}
+		provider, err = cluster.FromEnvironment(filepath.Join(root, kindConfig))
+		if err != nil {
+			Fail(err.Error())
+		}
+		acquired, err = provider.Acquire(ctx)
+		if err != nil {
+			Fail(err.Error())
+		}
+		data, err := json.Marshal(acquired)
+		if err != nil {
+			Fail(err.Error())
+		}
+		return data
+	}, func(ctx SpecContext, data []byte) {
+		env.Cluster = &cluster.Cluster{}
+		if err := json.Unmarshal(data, env.Cluster); err != nil {
+			Fail(fmt.Sprintf("decoding the cluster handed over by process 1: %v", err))
+		}
+		client, err := env.Cluster.Client()
+		if err != nil {
+			Fail(err.Error())
+		}
+		env.Client = client
+		if env.Facts, err = facts.Gather(ctx, client); err != nil {
+			Fail(fmt.Sprintf("reading the facts of cluster %s: %v", env.Cluster.Name, err))
+		}
+		if err := checkServerVersion(env.Facts.ServerVersion); err != nil {
+			Fail(err.Error())
+		}
+		root, _ := RepoRoot()
+		env.Artifacts = filepath.Join(root, "_artifacts", name)
+	})
+
+	ReportAfterSuite("statements and cluster release", func(ctx SpecContext, r Report) {
+		root, err := RepoRoot()
+		if err == nil {
+			if err := WriteStatementReport(filepath.Join(root, "_artifacts", name+"-statements.json"), r); err != nil {
+				fmt.Fprintf(os.Stderr, "writing statement report: %v\n", err)
+			}
+		}
+		if provider == nil || acquired == nil {
+			if provider != nil {
+				// Acquire failed or was interrupted half-way: a kind provider knows
+				// whether it started creating and cleans up what it began.
+				_ = provider.Release(ctx, &cluster.Cluster{}, outcome(r))
+			}
+			return
+		}
+		if err := provider.Release(ctx, acquired, outcome(r)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+	})
+	return env
+}
+
+func outcome(r Report) cluster.Outcome {
+	for _, reason := range r.SpecialSuiteFailureReasons {
+		if strings.Contains(reason, "Interrupted") {
+			return cluster.Interrupted
+		}
+	}
+	if r.SuiteSucceeded {
+		return cluster.Succeeded
+	}
+	return cluster.Failed
+}
+
+// ExpectedServerVersion is the Kubernetes version the suite's statements are written
+// against; E2E_SERVER_VERSION overrides it for a deliberate run against another one.
+func ExpectedServerVersion() string {
+	if v := os.Getenv("E2E_SERVER_VERSION"); v != "" {
+		return v
+	}
+	return "v1.37.2"
+}
+
+func checkServerVersion(got string) error {
+	want := ExpectedServerVersion()
+	if got == want || strings.HasPrefix(got, want+"-") || strings.HasPrefix(got, want+"+") {
+		return nil
+	}
+	return fmt.Errorf("the cluster runs Kubernetes %s, but these statements are checked against %s; "+
+		"point KUBECONFIG at a %s cluster, or set E2E_SERVER_VERSION=%s to run them anyway", got, want, want, got)
+}
+
+// RepoRoot finds the repository root (the directory holding go.mod) from the working
+// directory, which Ginkgo sets to the suite's package directory.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod above the working directory: run the suites from the repository")
+		}
+		dir = parent
+	}
+}
+
+// Require skips the current spec unless the cluster meets every requirement, and
+// fails it when the cluster's own configuration asked for what is missing.
+func (e *Env) Require(reqs ...facts.Requirement) {
+	v := facts.Evaluate(e.Facts, e.Cluster.Requested, reqs...)
+	if v.Fail != "" {
+		Fail(v.Fail)
+	}
+	if v.Skip != "" {
+		Skip(v.Skip)
+	}
+}
+
+// statementLabels picks the statement IDs (like PL-1) out of a spec's labels.
+func statementLabels(labels []string) []string {
+	var out []string
+	for _, l := range labels {
+		if i := strings.IndexByte(l, '-'); i > 0 && i <= 4 && strings.ToUpper(l[:i]) == l[:i] && l[i+1:] != "" && strings.Trim(l[i+1:], "0123456789") == "" {
+			out = append(out, l)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+

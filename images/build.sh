@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Offline build of everything the kind clusters need: the node image of Kubernetes
+# $KUBERNETES_VERSION, the control-plane images kubeadm asks for, and the images the
+# docs' example pods name. Sources: the Go module proxy and Debian's packages only.
+# Every step is skipped when its inputs are unchanged (see scripts/steps.sh).
+#
+#   images/build.sh            build what is missing
+#   KUBERNETES_VERSION=v1.36.3 images/build.sh
+set -uo pipefail
+
+IMAGES_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cd "$IMAGES_DIR"
+# shellcheck source=versions.env
+. ./versions.env
+. scripts/steps.sh
+. scripts/gomodule.sh
+. scripts/components.sh
+. scripts/rootfs.sh
+. scripts/dockerimg.sh
+. scripts/docker.sh
+
+BIN_DIR="$CACHE_DIR/bin"
+KIND_DIR=$(GOFLAGS=-mod=mod go mod download -json "sigs.k8s.io/kind@$KIND_VERSION" | jq -r .Dir)
+NODE_IMAGE=${NODE_IMAGE:-podlifecycle/node:$KUBERNETES_VERSION}
+OWN_TAG=1   # tag of the suite's own images; bump when their interface changes
+t_start=$(now_ms)
+
+fail() { echo "error: $*" >&2; exit 1; }
+section() { echo "== $*"; }
+
+section "Docker"
+ensure_docker || exit 1
+
+section "Binaries (Go module proxy; cache $CACHE_DIR)"
+scripts_key=$(inputs_key versions.env scripts/gomodule.sh scripts/components.sh)
+for c in kubernetes etcd coredns containerd runc crictl cni_plugins; do
+  out=$(component_dir "$c")
+  run_step "$(basename "$out")" "$scripts_key" "[ -n \"\$(ls -A '$out' 2>/dev/null)\" ]" -- "build_$c" || exit 1
+done
+
+build_pause() {
+  local src; src=$(GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@$KUBERNETES_VERSION" | jq -r .Dir)/build/pause/linux/pause.c
+  mkdir -p "$BIN_DIR/pause"
+  gcc -Os -Wall -Werror -static -DVERSION="v$PAUSE_TAG" -o "$BIN_DIR/pause/pause" "$src"
+}
+build_own() {
+  mkdir -p "$BIN_DIR/own"
+  (cd "$IMAGES_DIR" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$BIN_DIR/own/" ./cmd/...)
+}
+own_key=$(inputs_key go.mod go.sum $(find cmd -type f | sort))
+run_step own-programs "$own_key" "[ -x '$BIN_DIR/own/podroutes' ]" -- build_own || exit 1
+
+# The image names kubeadm will ask containerd for, from the kubeadm just built.
+mapfile -t KUBEADM_IMAGES < <("$(component_dir kubernetes)/kubeadm" config images list --kubernetes-version "$KUBERNETES_VERSION" 2>/dev/null)
+[ "${#KUBEADM_IMAGES[@]}" -ge 6 ] || fail "kubeadm config images list printed no images; try: $(component_dir kubernetes)/kubeadm config images list --kubernetes-version $KUBERNETES_VERSION"
+image_named() { local i; for i in "${KUBEADM_IMAGES[@]}"; do [[ $i == */$1:* ]] && { echo "$i"; return; }; done; fail "kubeadm lists no $1 image"; }
+PAUSE_IMAGE=$(image_named pause); PAUSE_TAG=${PAUSE_IMAGE##*:}
+run_step "pause-$PAUSE_TAG" "$(inputs_key "$KUBERNETES_VERSION" "$PAUSE_TAG")" "[ -x '$BIN_DIR/pause/pause' ]" -- build_pause || exit 1
+
+section "Debian root filesystems (debootstrap $DEBIAN_SUITE)"
+ensure_debootstrap >/dev/null || fail "debootstrap is missing and could not be installed (apt-get install debootstrap)"
+ROOTFS_NODE="$CACHE_DIR/rootfs/node-$(inputs_key "$DEBIAN_SUITE" "$NODE_PACKAGES").tar"
+ROOTFS_TEST="$CACHE_DIR/rootfs/testbase-$(inputs_key "$DEBIAN_SUITE" "$TESTBASE_PACKAGES").tar"
+mkdir -p "$CACHE_DIR/rootfs"
+run_step rootfs-node "$(basename "$ROOTFS_NODE")" "[ -f '$ROOTFS_NODE' ]" -- debootstrap_tar "$NODE_PACKAGES" "$ROOTFS_NODE" || exit 1
+run_step rootfs-testbase "$(basename "$ROOTFS_TEST")" "[ -f '$ROOTFS_TEST' ]" -- debootstrap_tar "$TESTBASE_PACKAGES" "$ROOTFS_TEST" || exit 1
+
+# image_step NAME TAG KEY FUNCTION: builds TAG with FUNCTION unless its label matches KEY.
+image_step() {
+  local name=$1 tag=$2 key=$3 fn=$4
+  run_step "image-$name" "$key" "image_current '$tag' '$key'" -- "$fn" "$tag" "$key"
+}
+
+section "Component images (kubeadm's list)"
+BASE_IMAGE=podlifecycle/debian-base:$DEBIAN_SUITE
+base_key=$(inputs_key "$ROOTFS_NODE")
+build_base() { import_rootfs "$1" "$2" "$ROOTFS_NODE" 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'; }
+image_step debian-base "$BASE_IMAGE" "$base_key" build_base || exit 1
+
+# component_context DIR BINARY... : a build context holding the binaries.
+component_image() {
+  local tag=$1 key=$2 bin=$3 entry=$4 ctx; ctx=$(mktemp -d)
+  cp "$bin" "$ctx/"
+  local from="$BASE_IMAGE" dest=/usr/local/bin/
+  [ "$entry" = pause ] && { from=scratch; dest=/; }
+  {
+    echo "FROM $from"
+    echo "COPY $(basename "$bin") $dest"
+    [ "$from" = scratch ] || echo 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+    case "$entry" in
+      pause) echo 'ENTRYPOINT ["/pause"]' ;;
+      coredns) echo 'ENTRYPOINT ["/usr/local/bin/coredns"]' ;;
+    esac
+  } >"$ctx/Dockerfile"
+  legacy_build "$tag" "$key" "$ctx"; local rc=$?; rm -rf "$ctx"; return $rc
+}
+for ref in "${KUBEADM_IMAGES[@]}"; do
+  name=${ref##*/}; name=${name%%:*}
+  case "$name" in
+    pause) bin="$BIN_DIR/pause/pause" ;;
+    etcd) bin="$(component_dir etcd)/etcd" ;;
+    coredns) bin="$(component_dir coredns)/coredns" ;;
+    kube-*) bin="$(component_dir kubernetes)/$name" ;;
+    *) fail "kubeadm lists an image this build does not know how to make: $ref" ;;
+  esac
+  key=$(inputs_key "$base_key" "$bin" "$name" scripts/dockerimg.sh)
+  eval "build_$name() { component_image \"\$1\" \"\$2\" '$bin' '$name'; }"
+  image_step "$name" "$ref" "$key" "build_$name" || exit 1
+done
+
+section "Test images (the docs' example pods, and the suite's own)"
+TEST_IMAGES=()
+busybox_image() {
+  local ctx; ctx=$(mktemp -d)
+  tar -xf "$ROOTFS_TEST" -C "$ctx" ./bin/busybox 2>/dev/null || tar -xf "$ROOTFS_TEST" -C "$ctx" ./usr/bin/busybox
+  find "$ctx" -name busybox -type f -exec mv {} "$ctx/busybox" \;
+  printf 'FROM scratch\nCOPY busybox /bin/busybox\nRUN ["/bin/busybox", "--install", "-s", "/bin"]\nENV PATH=/bin\nCMD ["sh"]\n' >"$ctx/Dockerfile"
+  legacy_build "$1" "$2" "$ctx"; local rc=$?; rm -rf "$ctx"; return $rc
+}
+for ref in busybox:1.28 registry.k8s.io/busybox:1.27.2; do
+  image_step "${ref//[\/:]/-}" "$ref" "$(inputs_key "$ROOTFS_TEST" busybox-v1)" busybox_image || exit 1
+  TEST_IMAGES+=("$ref")
+done
+# nginx:1.14.2 from Debian's nginx-light, started as the upstream image starts it.
+nginx_image() {
+  import_rootfs "$1" "$2" "$ROOTFS_TEST" 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+    'EXPOSE 80' 'STOPSIGNAL SIGTERM' 'CMD ["nginx", "-g", "daemon off;"]'
+}
+image_step nginx "nginx:1.14.2" "$(inputs_key "$ROOTFS_TEST" nginx-v1)" nginx_image || exit 1
+TEST_IMAGES+=("nginx:1.14.2")
+# own_image TAG KEY BINARY DEST [FROM]: one of the suite's Go programs in an image.
+own_image() {
+  local tag=$1 key=$2 bin=$3 dest=$4 from=${5:-scratch} ctx; ctx=$(mktemp -d)
+  cp "$BIN_DIR/own/$bin" "$ctx/$bin"
+  printf 'FROM %s\nCOPY %s %s\nENTRYPOINT ["%s"]\n' "$from" "$bin" "$dest" "$dest" >"$ctx/Dockerfile"
+  legacy_build "$tag" "$key" "$ctx"; local rc=$?; rm -rf "$ctx"; return $rc
+}
+own_step() { # NAME TAG BINARY DEST [FROM]
+  local name=$1 tag=$2 bin=$3 dest=$4 from=${5:-scratch}
+  eval "build_own_$name() { own_image \"\$1\" \"\$2\" '$bin' '$dest' '$from'; }"
+  image_step "$name" "$tag" "$(inputs_key "$BIN_DIR/own/$bin" "$dest" "$from" "$(image_key "$from")")" "build_own_$name" || exit 1
+  TEST_IMAGES+=("$tag")
+}
+own_step fluent-bit fluent/fluent-bit:1.8 logger /fluent-bit/bin/fluent-bit
+own_step liveness k8s.gcr.io/liveness liveness /server
+own_step probeserver "podlifecycle/probeserver:$OWN_TAG" probeserver /probeserver busybox:1.28
+own_step podroutes "podlifecycle/podroutes:$OWN_TAG" podroutes /podroutes
+# podroutes is the cluster's network, not a test image, but is preloaded the same way.
+
+section "Node image $NODE_IMAGE"
+. scripts/node.sh
+preload=("${KUBEADM_IMAGES[@]}" "${TEST_IMAGES[@]}")
+preload_ids=$(for i in "${preload[@]}"; do echo "$i $(docker image inspect --format '{{.Id}}' "$i")"; done)
+node_key=$(inputs_key "$ROOTFS_NODE" "$preload_ids" scripts/node.sh $(find node -type f | sort) \
+  $(for c in kubernetes containerd runc crictl cni_plugins; do find "$(component_dir $c)" -type f; done | sort) \
+  "$KIND_VERSION" "$KUBERNETES_VERSION")
+build_node() { build_node_image "$1" "$2" "${preload[@]}"; }
+image_step node "$NODE_IMAGE" "$node_key" build_node || exit 1
+
+echo "== images ready in $(( ($(now_ms) - t_start) / 1000 ))s: node image $NODE_IMAGE (logs: $LOG_DIR)"

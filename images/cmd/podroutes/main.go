@@ -1,0 +1,114 @@
+// Command podroutes gives its node a route to every other node's pod range, through
+// that node's InternalIP. Pod addresses come from the ptp CNI plugin, which containerd
+// configures from the node's podCIDR; ptp only routes the pods of its own node. This is
+// the routing half of kind's kindnetd, which cannot be built from the Go module proxy.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/vishvananda/netlink"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+)
+
+func main() {
+	resync := flag.Duration("resync", 30*time.Second, "how often every route is re-applied, repairing any removed by hand")
+	flag.Parse()
+	self := os.Getenv("NODE_NAME")
+	if self == "" {
+		log.Fatal("NODE_NAME is not set (set it from spec.nodeName with the downward API)")
+	}
+	cfg, err := rest.InClusterConfig()
+	if err != nil {
+		log.Fatalf("in-cluster config: %v", err)
+	}
+	client := kubernetes.NewForConfigOrDie(cfg)
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+
+	factory := informers.NewSharedInformerFactory(client, *resync)
+	nodes := factory.Core().V1().Nodes()
+	changed := make(chan struct{}, 1)
+	poke := func(any) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	if _, err := nodes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    poke,
+		UpdateFunc: func(_, n any) { poke(n) },
+		DeleteFunc: poke,
+	}); err != nil {
+		log.Fatalf("watching nodes: %v", err)
+	}
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+			all, err := nodes.Lister().List(labels.Everything())
+			if err != nil {
+				log.Printf("listing nodes: %v", err)
+				continue
+			}
+			for _, n := range all {
+				if n.Name == self {
+					continue
+				}
+				if err := routeTo(n); err != nil {
+					log.Printf("route to pods of %s: %v", n.Name, err)
+				}
+			}
+		}
+	}
+}
+
+// routeTo installs (or replaces) one route per pod CIDR of node n via its InternalIP.
+func routeTo(n *corev1.Node) error {
+	gw := internalIP(n)
+	if gw == nil {
+		return fmt.Errorf("node has no InternalIP yet")
+	}
+	for _, c := range n.Spec.PodCIDRs {
+		_, dst, err := net.ParseCIDR(c)
+		if err != nil {
+			return fmt.Errorf("pod CIDR %q: %w", c, err)
+		}
+		if (dst.IP.To4() == nil) != (gw.To4() == nil) {
+			continue // a CIDR of the other address family needs a gateway of that family
+		}
+		if err := netlink.RouteReplace(&netlink.Route{Dst: dst, Gw: gw}); err != nil {
+			return fmt.Errorf("ip route replace %s via %s: %w", dst, gw, err)
+		}
+	}
+	return nil
+}
+
+func internalIP(n *corev1.Node) net.IP {
+	for _, a := range n.Status.Addresses {
+		if a.Type == corev1.NodeInternalIP {
+			if ip := net.ParseIP(a.Address); ip != nil && ip.To4() != nil {
+				return ip
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,107 @@
+# shellcheck shell=bash
+# Making sure a Docker daemon that can run privileged containers answers. On a fresh
+# CI machine (root and CI=true, or PODLIFECYCLE_START_DOCKER=1) it installs Debian's
+# docker.io and starts dockerd itself; a user's running Docker is never changed.
+
+DOCKER_LOG="$CACHE_DIR/logs/dockerd.log"
+SHIM_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/../docker" && pwd)/runc-without-sys-resource"
+PROBE_IMAGE=podlifecycle/privileged-probe:1
+
+may_manage_docker() {
+  [ "$(id -u)" = 0 ] && { [ "${CI:-}" = true ] || [ "${PODLIFECYCLE_START_DOCKER:-}" = 1 ]; }
+}
+
+docker_answers() { docker info >/dev/null 2>&1; }
+
+# A one-file image holding a static `true`, so the probe needs no registry.
+ensure_probe_image() {
+  docker image inspect "$PROBE_IMAGE" >/dev/null 2>&1 && return 0
+  local d; d=$(mktemp -d)
+  printf 'int main(void){return 0;}\n' >"$d/true.c"
+  gcc -static -O2 -o "$d/true" "$d/true.c" || { rm -rf "$d"; return 1; }
+  tar -C "$d" -c true | docker import -c 'ENTRYPOINT ["/true"]' - "$PROBE_IMAGE" >/dev/null
+  local rc=$?; rm -rf "$d"; return $rc
+}
+
+privileged_probe() { docker run --rm --privileged "$PROBE_IMAGE" >"$CACHE_DIR/logs/privileged-probe.log" 2>&1; }
+
+start_dockerd() {
+  local runtime_args=()
+  if [ "${1:-}" = with-shim ]; then
+    install -m 0755 "$SHIM_SRC" /usr/local/libexec/podlifecycle/runc-without-sys-resource 2>/dev/null ||
+      { mkdir -p /usr/local/libexec/podlifecycle && install -m 0755 "$SHIM_SRC" /usr/local/libexec/podlifecycle/runc-without-sys-resource; }
+    runtime_args=(--add-runtime "podlifecycle-runc=/usr/local/libexec/podlifecycle/runc-without-sys-resource"
+                  --default-runtime podlifecycle-runc)
+  fi
+  nohup dockerd "${runtime_args[@]}" >"$DOCKER_LOG" 2>&1 &
+  echo $! >"$CACHE_DIR/dockerd.pid"
+  local i
+  for i in $(seq 1 60); do docker_answers && return 0; sleep 0.5; done
+  echo "dockerd did not answer within 30s; its log: $DOCKER_LOG" >&2
+  return 1
+}
+
+stop_our_dockerd() {
+  local pid; pid=$(cat "$CACHE_DIR/dockerd.pid" 2>/dev/null) || return 0
+  kill "$pid" 2>/dev/null || true
+  while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
+}
+
+ensure_docker() {
+  command -v docker >/dev/null 2>&1 || command -v dockerd >/dev/null 2>&1 || {
+    if may_manage_docker; then
+      echo "  installing Debian's docker.io (no docker found)"
+      { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y docker.io; } >"$CACHE_DIR/logs/apt-docker.log" 2>&1 ||
+        { echo "installing docker.io failed; log: $CACHE_DIR/logs/apt-docker.log" >&2; return 1; }
+    else
+      cat >&2 <<MSG
+error: Docker is not installed.
+  kind needs a Docker daemon that can run privileged containers. Install one
+  (Debian: 'apt-get install docker.io', then start dockerd), or run as root with
+  PODLIFECYCLE_START_DOCKER=1 to let this build install and start Debian's docker.io.
+MSG
+      return 1
+    fi
+  }
+  local started_here=false
+  if ! docker_answers; then
+    if may_manage_docker; then
+      command -v dockerd >/dev/null || { DEBIAN_FRONTEND=noninteractive apt-get install -y docker.io >"$CACHE_DIR/logs/apt-docker.log" 2>&1 || return 1; }
+      echo "  starting dockerd (log: $DOCKER_LOG)"
+      start_dockerd || return 1
+      started_here=true
+    else
+      cat >&2 <<MSG
+error: no Docker daemon answers ('docker info' failed).
+  Start dockerd (e.g. 'systemctl start docker' or 'dockerd &'), or run as root with
+  PODLIFECYCLE_START_DOCKER=1 (CI=true implies it) to let this build start one.
+MSG
+      return 1
+    fi
+  fi
+  ensure_probe_image || { echo "error: cannot build the privileged-probe image" >&2; return 1; }
+  privileged_probe && return 0
+  if ! $started_here && ! grep -q podlifecycle-runc <(docker info --format '{{json .Runtimes}}' 2>/dev/null); then
+    cat >&2 <<MSG
+error: this Docker cannot run privileged containers, which kind needs for its nodes:
+$(sed 's/^/    /' "$CACHE_DIR/logs/privileged-probe.log")
+  If the message is "unable to apply caps", the host lacks CAP_SYS_RESOURCE; run dockerd
+  with the runtime $SHIM_SRC as its default runtime
+  (dockerd --add-runtime nosysres=<that file> --default-runtime nosysres), or let this
+  build manage its own dockerd: stop yours and run as root with PODLIFECYCLE_START_DOCKER=1.
+MSG
+    return 1
+  fi
+  if grep -q "unable to apply caps" "$CACHE_DIR/logs/privileged-probe.log"; then
+    echo "  privileged containers fail here (no CAP_SYS_RESOURCE); restarting dockerd with a runc front that drops it"
+    stop_our_dockerd
+    start_dockerd with-shim || return 1
+    privileged_probe && return 0
+  fi
+  cat >&2 <<MSG
+error: privileged containers cannot run here, even with the capability workaround:
+$(sed 's/^/    /' "$CACHE_DIR/logs/privileged-probe.log")
+  kind cannot create nodes on this machine. dockerd log: $DOCKER_LOG
+MSG
+  return 1
+}

@@ -1,0 +1,25 @@
+# shellcheck shell=bash
+# Debian root filesystems made with debootstrap from Debian's packages, kept as
+# tarballs in the cache.
+
+# Packages of kind's base image (images/base/Dockerfile of kind v0.33.0), less the ones
+# for rootless and storage tests this suite does not use.
+NODE_PACKAGES=systemd,conntrack,iptables,nftables,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,bash,ca-certificates,curl,jq,procps
+# The test images' base: busybox for the docs' busybox pods, nginx for their nginx pods.
+TESTBASE_PACKAGES=busybox-static,nginx-light
+
+# debootstrap_tar PACKAGES OUT.tar
+debootstrap_tar() {
+  local packages=$1 out=$2 dir
+  dir=$(mktemp -d "$CACHE_DIR/rootfs.XXXXXX")
+  debootstrap --variant=minbase --include="$packages" "$DEBIAN_SUITE" "$dir" http://deb.debian.org/debian || { rm -rf "$dir"; return 1; }
+  chroot "$dir" apt-get clean
+  rm -rf "$dir"/var/lib/apt/lists/* "$dir"/var/log/*.log "$dir"/var/cache/debconf/*-old
+  tar -C "$dir" --numeric-owner -cf "$out.partial" . && mv "$out.partial" "$out"
+  local rc=$?; rm -rf "$dir"; return $rc
+}
+
+ensure_debootstrap() {
+  command -v debootstrap >/dev/null && return 0
+  DEBIAN_FRONTEND=noninteractive apt-get install -y debootstrap
+}

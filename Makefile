@@ -7,8 +7,9 @@ SHELL := bash
 GINKGO   := go tool ginkgo
 KIND     := go tool kind
 ARTIFACTS := _artifacts
-# Suites that have specs; each is a directory under suites/.
-SUITES   := lifecycle
+# Suites that have specs, in run order; each is a directory under suites/. The cluster
+# suite checks the clusters themselves (networking, DNS, logs, exec, per-node gates).
+SUITES   := cluster lifecycle
 
 FOCUS ?=
 # Slow statements (minutes each) run only when asked for: LABELS=Slow.
@@ -30,10 +31,15 @@ test:
 images:
 	@if [ -n "$${KUBECONFIG:-}" ]; then echo "KUBECONFIG is set: using that cluster, no images built"; else bash images/build.sh; fi
 
+# The suites of one run share their clusters (E2E_RUN_ID); the clusters the run made
+# are deleted once every suite has passed, and kept (with a note on how to inspect
+# them) when one fails.
 e2e: images
 	@mkdir -p $(ARTIFACTS)
+	export E2E_RUN_ID=$$(date +%s%N); \
 	$(GINKGO) $(GINKGO_FLAGS) --json-report=e2e.json --junit-report=e2e-junit.xml \
-		$(addprefix ./suites/,$(SUITES))
+		$(addprefix ./suites/,$(SUITES)); \
+	go run ./framework/cluster/cmd/delete-run-clusters
 
 $(addprefix e2e-,$(SUITES)): e2e-%: images
 	@mkdir -p $(ARTIFACTS)

@@ -26,6 +26,11 @@ type KindOptions struct {
 	StateDir string
 	// ReadyTimeout bounds the wait for the control plane after create.
 	ReadyTimeout time.Duration
+	// RunID, when set (E2E_RUN_ID), makes clusters belong to a run of several suites:
+	// a cluster created by an earlier suite of the same run is reused as the run's own,
+	// and a green suite leaves it for the next one; the run deletes them at its end
+	// (DeleteRunClusters). Failed and interrupted suites behave as without a run.
+	RunID string
 }
 
 // KindOptionsFromEnvironment: NODE_IMAGE, KEEP_CLUSTERS, and a state directory in the
@@ -39,6 +44,7 @@ func KindOptionsFromEnvironment() KindOptions {
 	if img := os.Getenv("NODE_IMAGE"); img != "" {
 		o.NodeImage = img
 	}
+	o.RunID = os.Getenv("E2E_RUN_ID")
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		cache = os.TempDir()
@@ -82,6 +88,7 @@ func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
 		return nil, fmt.Errorf("listing kind clusters: %w", err)
 	}
 	if slices.Contains(existing, name) {
+		k.created = k.opts.RunID != "" && readRunMarker(k.opts.StateDir, name) == k.opts.RunID
 		fmt.Fprintf(os.Stderr, "reusing kind cluster %s (config %s)\n", name, k.config.Path)
 		return c, k.provider.ExportKubeConfig(name, c.Kubeconfig, false)
 	}
@@ -113,6 +120,9 @@ func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
 	start := time.Now()
 	fmt.Fprintf(os.Stderr, "creating kind cluster %s from %s (%d nodes)...\n", name, k.config.Path, len(cfg.Nodes))
 	k.created = true // from here on a partial cluster may exist and must be cleaned up
+	if err := writeRunMarker(k.opts.StateDir, name, k.opts.RunID); err != nil {
+		return nil, err
+	}
 	err = k.provider.Create(name,
 		kindcluster.CreateWithV1Alpha4Config(&cfg),
 		kindcluster.CreateWithWaitForReady(k.opts.ReadyTimeout),
@@ -131,6 +141,8 @@ func (k *Kind) Release(_ context.Context, c *Cluster, o Outcome) error {
 	switch {
 	case !k.created:
 		return nil
+	case o == Succeeded && k.opts.RunID != "":
+		return nil // the run deletes its clusters once every suite has passed
 	case o == Failed || k.opts.KeepClusters:
 		why := "the run failed"
 		if o != Failed {
@@ -143,11 +155,51 @@ func (k *Kind) Release(_ context.Context, c *Cluster, o Outcome) error {
 			name, why, filepath.Join(k.opts.StateDir, name+".kubeconfig"), name, name)
 		return nil
 	}
+	return deleteCluster(k.provider, k.opts.StateDir, name)
+}
+
+func deleteCluster(p *kindcluster.Provider, stateDir, name string) error {
 	fmt.Fprintf(os.Stderr, "deleting kind cluster %s\n", name)
-	if err := k.provider.Delete(name, ""); err != nil {
+	if err := p.Delete(name, ""); err != nil {
 		return fmt.Errorf("deleting kind cluster %s: %w", name, err)
 	}
-	_ = os.Remove(filepath.Join(k.opts.StateDir, name+".kubeconfig"))
+	_ = os.Remove(filepath.Join(stateDir, name+".kubeconfig"))
+	_ = os.Remove(filepath.Join(stateDir, name+".run"))
+	return nil
+}
+
+// The run marker records which run created a cluster.
+func writeRunMarker(stateDir, name, runID string) error {
+	if runID == "" {
+		return nil
+	}
+	return os.WriteFile(filepath.Join(stateDir, name+".run"), []byte(runID), 0o644)
+}
+
+func readRunMarker(stateDir, name string) string {
+	b, _ := os.ReadFile(filepath.Join(stateDir, name+".run"))
+	return strings.TrimSpace(string(b))
+}
+
+// DeleteRunClusters deletes every kind cluster that run runID created; make e2e calls
+// it (through cmd/e2e-run) once all suites have passed.
+func DeleteRunClusters(o KindOptions, runID string) error {
+	p := kindcluster.NewProvider(kindcluster.ProviderWithDocker(), kindcluster.ProviderWithLogger(kindlog.NoopLogger{}))
+	names, err := p.List()
+	if err != nil {
+		return fmt.Errorf("listing kind clusters: %w", err)
+	}
+	for _, n := range names {
+		if runID != "" && readRunMarker(o.StateDir, n) == runID {
+			if o.KeepClusters {
+				fmt.Fprintf(os.Stderr, "keeping kind cluster %s (KEEP_CLUSTERS is set); kubeconfig: %s\n", n, filepath.Join(o.StateDir, n+".kubeconfig"))
+				continue
+			}
+			if err := deleteCluster(p, o.StateDir, n); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 

@@ -97,5 +97,7 @@ normalize_ref() {
   if [[ $r != */* ]]; then r="docker.io/library/$r"
   elif [[ $first != *.* && $first != *:* && $first != localhost ]]; then r="docker.io/$r"
   fi
+  local last=${r##*/}
+  [[ $last == *:* || $last == *@* ]] || r="$r:latest"
   echo "$r"
 }

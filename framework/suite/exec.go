@@ -1,0 +1,40 @@
+package suite
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/remotecommand"
+)
+
+// Exec runs cmd in a container and returns its stdout; a non-zero exit is an error
+// carrying stderr.
+func (e *Env) Exec(ctx context.Context, ns, pod, container string, cmd ...string) (string, error) {
+	cfg, err := e.Cluster.RestConfig()
+	if err != nil {
+		return "", err
+	}
+	req := e.Client.CoreV1().RESTClient().Post().Resource("pods").Namespace(ns).Name(pod).SubResource("exec").
+		VersionedParams(&corev1.PodExecOptions{Container: container, Command: cmd, Stdout: true, Stderr: true}, scheme.ParameterCodec)
+	exec, err := remotecommand.NewSPDYExecutor(cfg, "POST", req.URL())
+	if err != nil {
+		return "", fmt.Errorf("exec in %s/%s: %w", ns, pod, err)
+	}
+	var stdout, stderr bytes.Buffer
+	if err := exec.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: &stdout, Stderr: &stderr}); err != nil {
+		return stdout.String(), fmt.Errorf("exec %v in %s/%s/%s: %w (stderr: %s)", cmd, ns, pod, container, err, stderr.String())
+	}
+	return stdout.String(), nil
+}
+
+// Logs returns the current log of a container.
+func (e *Env) Logs(ctx context.Context, ns, pod, container string) (string, error) {
+	b, err := e.Client.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: container}).DoRaw(ctx)
+	if err != nil {
+		return "", fmt.Errorf("logs of %s/%s/%s: %w", ns, pod, container, err)
+	}
+	return string(b), nil
+}

@@ -88,9 +88,21 @@ func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
 		return nil, fmt.Errorf("listing kind clusters: %w", err)
 	}
 	if slices.Contains(existing, name) {
-		k.created = k.opts.RunID != "" && readRunMarker(k.opts.StateDir, name) == k.opts.RunID
-		fmt.Fprintf(os.Stderr, "reusing kind cluster %s (config %s)\n", name, k.config.Path)
-		return c, k.provider.ExportKubeConfig(name, c.Kubeconfig, false)
+		err := k.provider.ExportKubeConfig(name, c.Kubeconfig, false)
+		if err == nil {
+			err = answers(ctx, c)
+		}
+		if err == nil {
+			k.created = k.opts.RunID != "" && readRunMarker(k.opts.StateDir, name) == k.opts.RunID
+			fmt.Fprintf(os.Stderr, "reusing kind cluster %s (config %s)\n", name, k.config.Path)
+			return c, nil
+		}
+		// A cluster of this name is one of the suite's (the name carries the config's
+		// hash); one that no longer answers, say after dockerd restarted, is remade.
+		fmt.Fprintf(os.Stderr, "kind cluster %s exists but does not answer (%v); deleting and creating it again\n", name, err)
+		if err := deleteCluster(k.provider, k.opts.StateDir, name); err != nil {
+			return nil, err
+		}
 	}
 
 	cfg := k.config.Config // a copy: host adaptations never leak into the file's content

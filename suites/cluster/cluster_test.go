@@ -1,0 +1,153 @@
+package cluster
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/podlifecycle/conformance/framework/cluster"
+	"github.com/podlifecycle/conformance/framework/facts"
+	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
+)
+
+// podStartBound: images are preloaded on every node; see suites/lifecycle.
+const podStartBound = 60 * time.Second
+
+var _ = Describe("The cluster", Label("infra"), func() {
+	It("has every node Ready, running the expected kubelet version", func(ctx SpecContext) {
+		nodes, err := env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(nodes.Items).NotTo(BeEmpty())
+		for _, n := range nodes.Items {
+			Expect(n.Status.NodeInfo.KubeletVersion).To(Equal(suite.ExpectedServerVersion()), "kubelet of %s", n.Name)
+			ready := false
+			for _, c := range n.Status.Conditions {
+				if c.Type == corev1.NodeReady {
+					ready = c.Status == corev1.ConditionTrue
+				}
+			}
+			Expect(ready).To(BeTrue(), "node %s Ready", n.Name)
+		}
+	})
+
+	It("runs CoreDNS Ready", func(ctx SpecContext) {
+		Eventually(func(g Gomega) {
+			pods, err := env.Client.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{LabelSelector: "k8s-app=kube-dns"})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(pods.Items).NotTo(BeEmpty())
+			for i := range pods.Items {
+				g.Expect(&pods.Items[i]).To(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
+			}
+		}).WithContext(ctx).WithTimeout(podStartBound).Should(Succeed())
+	})
+
+	It("connects pods across nodes by IP and by Service name, with logs and exec working", func(ctx SpecContext) {
+		env.Require(facts.SchedulableNodes(2))
+		workers := schedulableNodes()
+		ns := env.Namespace(ctx)
+
+		servers := map[string]*observe.Timeline{}
+		clients := map[string]*observe.Timeline{}
+		for i, node := range workers[:2] {
+			servers[node] = env.Run(ctx, ns, onNode(webServer(fmt.Sprintf("server-%d", i)), node))
+			clients[node] = env.Run(ctx, ns, onNode(client(fmt.Sprintf("client-%d", i)), node))
+		}
+		for _, tl := range append(values(servers), values(clients)...) {
+			Eventually(tl.Pod).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
+		}
+
+		By("each client fetches the page of the server on the other node, by pod IP")
+		for i, from := range workers[:2] {
+			to := workers[1-i]
+			server := servers[to].Pod()
+			Expect(server.Status.PodIP).NotTo(BeEmpty())
+			page, err := env.Exec(ctx, ns, clients[from].Name, "client", "wget", "-q", "-O", "-", "http://"+server.Status.PodIP+"/")
+			Expect(err).NotTo(HaveOccurred(), "pod on %s → pod %s on %s", from, server.Status.PodIP, to)
+			Expect(page).To(ContainSubstring("Welcome to nginx"))
+		}
+
+		By("a Service name resolves through CoreDNS and answers from the other node")
+		svc := &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: "web"},
+			Spec: corev1.ServiceSpec{
+				Selector: map[string]string{"app": "server-1"},
+				Ports:    []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(80)}},
+			},
+		}
+		_, err := env.Client.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		// The EndpointSlice controller and kube-proxy program the Service within
+		// seconds; 30 s bounds it on a loaded 2-core machine.
+		Eventually(func() (string, error) {
+			return env.Exec(ctx, ns, clients[workers[0]].Name, "client", "wget", "-q", "-O", "-", "http://web."+ns+".svc.cluster.local/")
+		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(time.Second).Should(ContainSubstring("Welcome to nginx"))
+
+		By("logs of a container are readable")
+		logs, err := env.Logs(ctx, ns, clients[workers[0]].Name, "client")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(logs).To(ContainSubstring("client on " + workers[0]))
+	})
+
+	It("reports each worker's kubelet gates as its kind config set them", func() {
+		off := env.Facts.NodesWithLabel(cluster.ProfileLabel, "restart-all-off")
+		on := env.Facts.NodesWithLabel(cluster.ProfileLabel, "defaults")
+		if len(off) == 0 || len(on) == 0 {
+			Skip("needs the workers labelled restart-all-off and defaults of kind-configs/default.yaml")
+		}
+		const gate = "RestartAllContainersOnContainerExits"
+		Expect(off[0].KubeletGates).To(HaveKeyWithValue(gate, false), "kubelet of %s", off[0].Name)
+		Expect(on[0].KubeletGates).To(HaveKeyWithValue(gate, true), "kubelet of %s", on[0].Name)
+	})
+})
+
+func schedulableNodes() []string {
+	var out []string
+	for _, n := range env.Facts.Nodes {
+		if n.Schedulable(env.Facts.Nodes) {
+			out = append(out, n.Name)
+		}
+	}
+	return out
+}
+
+func onNode(p *corev1.Pod, node string) *corev1.Pod {
+	p.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": node}
+	return p
+}
+
+func webServer(name string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": name}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name: "nginx", Image: "nginx:1.14.2",
+			ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/", Port: intstr.FromInt32(80)}}, PeriodSeconds: 1},
+		}}},
+	}
+}
+
+func client(name string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name: "client", Image: "busybox:1.28",
+			Command: []string{"sh", "-c", `echo "client on $NODE"; exec sleep 3600`},
+			Env:     []corev1.EnvVar{{Name: "NODE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}}},
+		}}, TerminationGracePeriodSeconds: new(int64)},
+	}
+}
+
+func values(m map[string]*observe.Timeline) []*observe.Timeline {
+	var out []*observe.Timeline
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+

@@ -20,6 +20,8 @@ type Cluster struct {
 	Name string
 	// Kubeconfig is the path of a kubeconfig file that reaches the cluster.
 	Kubeconfig string
+	// Provider is "kind" or "existing".
+	Provider string
 	// Requested is what the cluster's configuration asked for; a gate it asked for
 	// but the cluster lacks is a misconfiguration, not a reason to skip.
 	Requested Requested

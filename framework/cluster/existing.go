@@ -19,7 +19,7 @@ func (e Existing) Acquire(ctx context.Context) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading KUBECONFIG %s: %w", e.Kubeconfig, err)
 	}
-	c := &Cluster{Name: raw.CurrentContext, Kubeconfig: e.Kubeconfig}
+	c := &Cluster{Name: raw.CurrentContext, Kubeconfig: e.Kubeconfig, Provider: "existing"}
 	if err := answers(ctx, c); err != nil {
 		return nil, fmt.Errorf("cluster %q of KUBECONFIG %s: %w", c.Name, e.Kubeconfig, err)
 	}

@@ -79,7 +79,7 @@ func NewKind(configPath string, o KindOptions) (*Kind, error) {
 func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
 	name := k.config.ClusterName()
 	requested, _ := k.config.Requested()
-	c := &Cluster{Name: name, Kubeconfig: filepath.Join(k.opts.StateDir, name+".kubeconfig"), Requested: requested}
+	c := &Cluster{Name: name, Kubeconfig: filepath.Join(k.opts.StateDir, name+".kubeconfig"), Provider: "kind", Requested: requested}
 	if err := os.MkdirAll(k.opts.StateDir, 0o755); err != nil {
 		return nil, err
 	}

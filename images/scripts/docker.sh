@@ -7,8 +7,11 @@ DOCKER_LOG="$CACHE_DIR/logs/dockerd.log"
 SHIM_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/../docker" && pwd)/runc-without-sys-resource"
 PROBE_IMAGE=podlifecycle/privileged-probe:1
 
+is_root() { [ "$(id -u)" = 0 ]; }
+have_docker() { command -v docker >/dev/null 2>&1 || command -v dockerd >/dev/null 2>&1; }
+
 may_manage_docker() {
-  [ "$(id -u)" = 0 ] && { [ "${CI:-}" = true ] || [ "${PODLIFECYCLE_START_DOCKER:-}" = 1 ]; }
+  is_root && { [ "${CI:-}" = true ] || [ "${PODLIFECYCLE_START_DOCKER:-}" = 1 ]; }
 }
 
 docker_answers() { docker info >/dev/null 2>&1; }
@@ -48,7 +51,7 @@ stop_our_dockerd() {
 }
 
 ensure_docker() {
-  command -v docker >/dev/null 2>&1 || command -v dockerd >/dev/null 2>&1 || {
+  have_docker || {
     if may_manage_docker; then
       echo "  installing Debian's docker.io (no docker found)"
       { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y docker.io; } >"$CACHE_DIR/logs/apt-docker.log" 2>&1 ||

@@ -2,6 +2,10 @@ package cluster
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -60,7 +64,7 @@ var _ = Describe("The cluster", Label("infra"), func() {
 			clients[node] = env.Run(ctx, ns, onNode(client(fmt.Sprintf("client-%d", i)), node))
 		}
 		for _, tl := range append(values(servers), values(clients)...) {
-			Eventually(tl.Pod).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
 		}
 
 		By("each client fetches the page of the server on the other node, by pod IP")
@@ -151,3 +155,24 @@ func values(m map[string]*observe.Timeline) []*observe.Timeline {
 	return out
 }
 
+var _ = Describe("A kind config", Label("infra"), func() {
+	It("that sets an unknown feature gate is rejected before any node boots", func(ctx SpecContext) {
+		if env.Cluster.Provider != "kind" {
+			Skip("runs only with the kind provider (KUBECONFIG is set)")
+		}
+		path := filepath.Join(GinkgoT().TempDir(), "unknown-gate.yaml")
+		Expect(os.WriteFile(path, []byte("kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\n"+
+			"featureGates:\n  NoSuchGateInKubernetes: true\nnodes:\n- role: control-plane\n"), 0o644)).To(Succeed())
+		kindCfg, err := cluster.LoadKindConfig(path)
+		Expect(err).NotTo(HaveOccurred())
+
+		provider, err := cluster.NewKind(path, cluster.KindOptionsFromEnvironment())
+		Expect(err).NotTo(HaveOccurred())
+		_, err = provider.Acquire(ctx)
+		Expect(err).To(MatchError(And(ContainSubstring("unrecognized feature gate"), ContainSubstring("NoSuchGateInKubernetes"))))
+
+		out, err := exec.CommandContext(ctx, "docker", "ps", "-a", "--filter", "label=io.x-k8s.kind.cluster="+kindCfg.ClusterName(), "--format", "{{.Names}}").Output()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(strings.TrimSpace(string(out))).To(BeEmpty(), "no node container may exist for the rejected config")
+	})
+})

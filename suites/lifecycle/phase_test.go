@@ -22,7 +22,7 @@ var _ = Describe("Pod phase", func() {
 			ns := env.Namespace(ctx)
 			tl := env.Run(ctx, ns, examples.WebServer())
 
-			Eventually(tl.Pod).WithTimeout(podStartBound).Should(And(
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(And(
 				HavePhase(corev1.PodRunning), HaveCondition(corev1.PodReady, corev1.ConditionTrue, "")))
 
 			By("PL-1: Pending until bound and started, then Running with its container running")

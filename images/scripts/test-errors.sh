@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Tests of the image build's error messages, with the commands they depend on stubbed:
+# no Docker and not root; privileged containers impossible even with the workaround; a
+# failing build step. Run by `make test`; needs neither Docker nor network.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+CACHE_DIR=$(mktemp -d); export CACHE_DIR
+trap 'rm -rf "$CACHE_DIR"' EXIT
+. scripts/steps.sh
+. scripts/docker.sh
+
+failures=0 passed=0
+expect() { # NAME EXPECTED_RC OUTPUT_FILE NEEDLE...
+  local name=$1 want_rc=$2 got_rc=$3 out=$4; shift 4
+  local ok=true n
+  [ "$got_rc" = "$want_rc" ] || ok=false
+  for n in "$@"; do grep -qF -- "$n" "$out" || ok=false; done
+  if $ok; then passed=$((passed + 1)); echo "ok   $name"
+  else failures=$((failures + 1)); echo "FAIL $name (exit $got_rc, want $want_rc); output:"; sed 's/^/     /' "$out"; fi
+}
+
+out=$(mktemp)
+
+# 1. No Docker installed, not root: say what to install, do not try to install it.
+(
+  have_docker() { return 1; }; is_root() { return 1; }
+  apt-get() { echo "apt-get must not run"; }
+  CI=true ensure_docker
+) >"$out" 2>&1
+expect "no docker, not root" 1 $? "$out" "error: Docker is not installed" "apt-get install docker.io" "PODLIFECYCLE_START_DOCKER=1"
+grep -q "apt-get must not run" "$out" && { failures=$((failures + 1)); echo "FAIL no docker, not root: ran apt-get"; }
+
+# 2. A daemon that is not running, not root: say how to start one.
+(
+  have_docker() { return 0; }; docker_answers() { return 1; }; is_root() { return 1; }
+  ensure_docker
+) >"$out" 2>&1
+expect "docker not answering, not root" 1 $? "$out" "no Docker daemon answers" "PODLIFECYCLE_START_DOCKER=1"
+
+# 3. Privileged containers impossible even after restarting dockerd with the shim.
+(
+  have_docker() { return 0; }; is_root() { return 0; }
+  started=0
+  docker_answers() { [ "$started" = 1 ]; }
+  start_dockerd() { started=1; echo "started dockerd ${1:-}"; }
+  stop_our_dockerd() { :; }
+  ensure_probe_image() { :; }
+  privileged_probe() { echo 'docker: Error response from daemon: unable to apply caps: operation not permitted.' >"$CACHE_DIR/logs/privileged-probe.log"; return 1; }
+  CI=true ensure_docker
+) >"$out" 2>&1
+expect "privileged impossible even with the workaround" 1 $? "$out" \
+  "started dockerd with-shim" "privileged containers cannot run here, even with the capability workaround" "unable to apply caps"
+
+# 4. A failing build step names itself and its log, and leaves no stamp behind.
+(
+  failing_build() { echo "compile error in cmd/kubelet"; return 2; }
+  run_step kubernetes-v9.9.9 key1 true -- failing_build
+) >"$out" 2>&1
+expect "failing component build" 1 $? "$out" "kubernetes-v9.9.9" "FAILED" "exit 2" "log: $CACHE_DIR/logs/kubernetes-v9.9.9.log" "compile error in cmd/kubelet"
+[ -e "$STAMP_DIR/kubernetes-v9.9.9" ] && { failures=$((failures + 1)); echo "FAIL failing component build: left a stamp"; }
+
+# 5. A step whose inputs are unchanged and whose output exists is skipped.
+(
+  ok_build() { echo built; }
+  run_step cached-step key2 true -- ok_build && run_step cached-step key2 true -- ok_build
+) >"$out" 2>&1
+expect "unchanged step is cached" 0 $? "$out" "built in" "cached"
+
+echo "$passed passed, $failures failed"
+[ "$failures" = 0 ]

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // MarkerDir is where containers append their markers: an emptyDir shared by all of
@@ -26,13 +28,29 @@ func (m Marker) String() string {
 }
 
 // MarkShell is a POSIX shell function `mark EVENT` for a container named container:
-// it appends `<unix-ms> <container> EVENT` to MarkerDir/markers and to stdout.
-// Busybox's date has no sub-second format, so the time is read with adjtimex(2)
-// (busybox adjtimex, microseconds) and truncated to milliseconds; the fork of
-// adjtimex and awk adds a few milliseconds, which callers' tolerances include.
+// it appends `<unix-ms> <container> EVENT` to MarkerDir/markers (when the pod mounts
+// it, see WithMarkers) and to the container's log, through PID 1's stdout, so that
+// markers of hooks (whose own output is not logged) reach the log too and outlive the
+// container. Busybox's date has no sub-second format, so the time is read with
+// adjtimex(2) (busybox adjtimex, microseconds) and truncated to milliseconds; the
+// fork of adjtimex and awk delays a marker by a few milliseconds. The clock is the
+// host's: kind nodes are containers sharing the host kernel, as does the test runner.
 func MarkShell(container string) string {
 	return `mark() { ms=$(adjtimex | awk '/tv_sec/{s=$2} /tv_usec/{u=$2} END{printf "%d%03d", s, int(u/1000)}'); ` +
-		`echo "$ms ` + container + ` $1" | tee -a ` + MarkerDir + `/markers; }; `
+		`line="$ms ` + container + ` $1"; [ -d ` + MarkerDir + ` ] && echo "$line" >> ` + MarkerDir + `/markers; echo "$line" > /proc/1/fd/1; }; `
+}
+
+// WithMarkers mounts an emptyDir at MarkerDir in every container of p and returns p.
+func WithMarkers(p *corev1.Pod) *corev1.Pod {
+	p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "markers", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	mount := corev1.VolumeMount{Name: "markers", MountPath: MarkerDir}
+	for i := range p.Spec.InitContainers {
+		p.Spec.InitContainers[i].VolumeMounts = append(p.Spec.InitContainers[i].VolumeMounts, mount)
+	}
+	for i := range p.Spec.Containers {
+		p.Spec.Containers[i].VolumeMounts = append(p.Spec.Containers[i].VolumeMounts, mount)
+	}
+	return p
 }
 
 // ParseMarkers reads marker lines, skipping any other output, and orders them by time

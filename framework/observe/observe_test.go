@@ -49,7 +49,7 @@ func TestMergeMarkersDropsDuplicates(t *testing.T) {
 
 func TestMarkShellWritesTheParsedFormat(t *testing.T) {
 	s := MarkShell("init-1")
-	for _, want := range []string{"adjtimex", `"$ms init-1 $1"`, MarkerDir + "/markers"} {
+	for _, want := range []string{"adjtimex", `line="$ms init-1 $1"`, MarkerDir + "/markers", "/proc/1/fd/1"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("MarkShell lacks %q: %s", want, s)
 		}

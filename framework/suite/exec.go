@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/remotecommand"
+
+	"github.com/podlifecycle/conformance/framework/observe"
 )
 
 // Exec runs cmd in a container and returns its stdout; a non-zero exit is an error
@@ -37,4 +39,14 @@ func (e *Env) Logs(ctx context.Context, ns, pod, container string) (string, erro
 		return "", fmt.Errorf("logs of %s/%s/%s: %w", ns, pod, container, err)
 	}
 	return string(b), nil
+}
+
+// Markers reads the millisecond markers a container wrote to its log (see
+// observe.MarkShell), from the current instance or, with previous, the one before.
+func (e *Env) Markers(ctx context.Context, ns, pod, container string, previous bool) ([]observe.Marker, error) {
+	b, err := e.Client.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: container, Previous: previous}).DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("logs of %s/%s/%s: %w", ns, pod, container, err)
+	}
+	return observe.ParseMarkers(bytes.NewReader(b))
 }

@@ -1,24 +1,23 @@
 package lifecycle
 
 import (
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/podlifecycle/conformance/framework/examples"
 	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/observe"
 )
-
-// podStartBound bounds the start of a pod whose images are already on the node: the
-// kubelet's pod worker, sandbox creation and container start take seconds on kind;
-// 60 s leaves room for a 2-core machine under load without hiding a stuck pod.
-const podStartBound = 60 * time.Second
 
 var _ = Describe("Pod phase", func() {
 	It("takes the docs' web-server pod from Pending to Running, with every lifecycle condition True in order",
-		Label("PL-1", "PL-2", "PC-2"), func(ctx SpecContext) {
+		Label("PL-1", "PL-2", "PC-2", "CS-1"), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)
 			tl := env.Run(ctx, ns, examples.WebServer())
 
@@ -41,6 +40,9 @@ var _ = Describe("Pod phase", func() {
 				}
 			}
 
+			By("CS-1: while the container was being created it was Waiting with reason ContainerCreating")
+			Expect(tl.Pods()).To(ContainElement(HaveContainerState("nginx", "Waiting", "ContainerCreating")))
+
 			By("PL-2: every phase seen is one of the five documented values")
 			for _, phase := range tl.Phases() {
 				Expect(phase).To(BeElementOf(corev1.PodPending, corev1.PodRunning, corev1.PodSucceeded, corev1.PodFailed, corev1.PodUnknown))
@@ -56,4 +58,171 @@ var _ = Describe("Pod phase", func() {
 				corev1.PodReadyToStartContainers, corev1.ContainersReady, corev1.PodReady))
 			AddReportEntry("conditions first seen True (watch, ms)", tl.ConditionsFirstTrue())
 		})
+
+	It("ends Succeeded when every container exits 0 and none will restart", Label("PL-3", "CS-3"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		tl := env.Run(ctx, ns, shellPod("succeeds", corev1.RestartPolicyOnFailure, "mark done; exit 0"))
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodSucceeded))
+		Expect(tl.Pod()).To(And(HaveContainerState("main", "Terminated", "Completed"), HaveContainerRestarts("main", 0)))
+		expectTerminated(tl.Pod(), "main", 0)
+	})
+
+	It("ends the docs' migration-task pod Failed, its container terminated with exit 1 and not restarted",
+		Label("PL-4", "CS-3", "RS-3"), func(ctx SpecContext) {
+			ns := env.Namespace(ctx)
+			tl := env.Run(ctx, ns, examples.MigrationTask())
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodFailed))
+			Expect(tl.Pod()).To(And(HaveContainerState("migrate", "Terminated", "Error"), HaveContainerRestarts("migrate", 0)))
+			expectTerminated(tl.Pod(), "migrate", 1)
+		})
+
+	It("stays Pending while no node fits, with PodScheduled False (Unschedulable)", Label("PL-5", "PC-10"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		pod := shellPod("nowhere", corev1.RestartPolicyAlways, "sleep 3600")
+		pod.Spec.NodeSelector = map[string]string{"podlifecycle.io/no-such-node": "true"}
+		tl := env.Run(ctx, ns, pod)
+		// The scheduler's first attempt comes within a second of creation (the PL-1
+		// timeline shows +10 ms); 30 s covers its retry after a failed attempt.
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(30*time.Second).Should(
+			HaveCondition(corev1.PodScheduled, corev1.ConditionFalse, corev1.PodReasonUnschedulable))
+		Expect(tl.Phases()).To(Equal([]corev1.PodPhase{corev1.PodPending}))
+		Expect(tl.Pod().Spec.NodeName).To(BeEmpty())
+	})
+
+	It("stays Pending while its image cannot be pulled, the container Waiting in ErrImagePull then ImagePullBackOff",
+		Label("PL-5", "CS-1"), func(ctx SpecContext) {
+			ns := env.Namespace(ctx)
+			pod := shellPod("no-image", corev1.RestartPolicyAlways, "sleep 3600")
+			// .invalid is reserved (RFC 2606): the pull fails on every machine, offline or not.
+			pod.Spec.Containers[0].Image = "registry.invalid/podlifecycle/absent:1"
+			tl := env.Run(ctx, ns, pod)
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveContainerState("main", "Waiting", "ErrImagePull"))
+			// The kubelet's image pull backoff starts at 10 s; 40 s allows one failed retry
+			// and the sync that reports it.
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(40*time.Second).Should(HaveContainerState("main", "Waiting", "ImagePullBackOff"))
+			Expect(tl.Phases()).To(Equal([]corev1.PodPhase{corev1.PodPending}))
+		})
+
+	It("stays Running while its container crash-loops under restartPolicy Always", Label("PL-6", "RS-2"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		tl := env.Run(ctx, ns, shellPod("crash-loop", corev1.RestartPolicyAlways, "mark start; exit 1"))
+		// Two restarts: the first comes at once, the second after the documented 10 s
+		// backoff; plus the pod start and 20 s for kubelet syncs on a loaded machine.
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+10*time.Second+20*time.Second).
+			Should(HaveContainerRestarts("main", BeNumerically(">=", 2)))
+		Expect(tl.Phases()).To(Equal([]corev1.PodPhase{corev1.PodPending, corev1.PodRunning}),
+			"a crash-looping pod under Always never leaves Running:\n%s", tl)
+	})
+
+	It("keeps its phase while Terminating, until the kubelet sets a terminal one", Label("PL-6", "TM-2"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		// The container ignores TERM, so the pod stays Terminating for its whole grace period.
+		pod := held(ns, shellPod("slow-to-stop", corev1.RestartPolicyAlways, `trap "mark term" TERM; while true; do sleep 0.2; done`))
+		pod.Spec.TerminationGracePeriodSeconds = ptr(int64(5))
+		tl := env.Run(ctx, ns, pod)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
+		deletePod(ctx, ns, pod.Name, nil)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(5*time.Second+terminationBound).Should(HavePhase(corev1.PodFailed))
+
+		var terminating []corev1.PodPhase
+		for _, p := range tl.Pods() {
+			if p.DeletionTimestamp != nil {
+				Expect(p.DeletionGracePeriodSeconds).To(HaveValue(BeEquivalentTo(5)), "TM-2: deletionGracePeriodSeconds")
+				if len(terminating) == 0 || terminating[len(terminating)-1] != p.Status.Phase {
+					terminating = append(terminating, p.Status.Phase)
+				}
+			}
+		}
+		Expect(terminating).To(Equal([]corev1.PodPhase{corev1.PodRunning, corev1.PodFailed}),
+			"phases seen while the pod had a deletionTimestamp:\n%s", tl)
+	})
+
+	DescribeTable("a deleted pod held by a finalizer is moved to the terminal phase its containers' exits decide",
+		Label("PL-7"), func(ctx SpecContext, exitCode int, want corev1.PodPhase) {
+			ns := env.Namespace(ctx)
+			pod := held(ns, shellPod("held", corev1.RestartPolicyAlways, fmt.Sprintf(`trap "exit %d" TERM; while true; do sleep 0.2; done`, exitCode)))
+			tl := env.Run(ctx, ns, pod)
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
+			deletePod(ctx, ns, pod.Name, nil)
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(terminationBound).Should(HavePhase(want))
+			Expect(tl.Pod().DeletionTimestamp).NotTo(BeNil())
+			expectTerminated(tl.Pod(), "main", int32(exitCode))
+		},
+		Entry("exit 0 on TERM: Succeeded", 0, corev1.PodSucceeded),
+		Entry("exit 1 on TERM: Failed", 1, corev1.PodFailed),
+	)
+
+	It("is never moved: a replacement pod of the same name has a new UID", Label("PL-8"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		pod := examples.WebServer()
+		tl := env.Run(ctx, ns, pod)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
+		first := tl.Pod().UID
+		deletePod(ctx, ns, pod.Name, ptr(int64(0)))
+		Eventually(func() bool { return containsKind(tl.Entries(), "deleted") }).WithContext(ctx).WithTimeout(terminationBound).Should(BeTrue())
+
+		pod.Namespace = ns
+		_, err := env.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
+		Expect(tl.Pod().UID).NotTo(Equal(first))
+	})
+
+	It("stays unscheduled while it has scheduling gates, and is scheduled once they are removed", Label("PL-9"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		pod := shellPod("gated", corev1.RestartPolicyAlways, "sleep 3600")
+		pod.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "podlifecycle.io/gate-a"}, {Name: "podlifecycle.io/gate-b"}}
+		tl := env.Run(ctx, ns, pod)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(10*time.Second).Should(
+			HaveCondition(corev1.PodScheduled, corev1.ConditionFalse, corev1.PodReasonSchedulingGated))
+
+		By("removing one gate of two: still gated")
+		setGates(ctx, ns, pod.Name, `[{"name":"podlifecycle.io/gate-b"}]`)
+		// An ungated pod is bound within a second here (PL-1 timeline: +10 ms); 5 s of
+		// staying unbound is a clear sign the remaining gate holds it.
+		Consistently(tl.Pod).WithContext(ctx).WithTimeout(5 * time.Second).Should(
+			HaveCondition(corev1.PodScheduled, corev1.ConditionFalse, corev1.PodReasonSchedulingGated))
+
+		By("removing the last gate: scheduled")
+		setGates(ctx, ns, pod.Name, `null`)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(And(
+			HaveCondition(corev1.PodScheduled, corev1.ConditionTrue, ""), HavePhase(corev1.PodRunning)))
+		Expect(tl.Pod().Spec.NodeName).NotTo(BeEmpty())
+	})
 })
+
+func setGates(ctx SpecContext, ns, name, gates string) {
+	GinkgoHelper()
+	_, err := env.Client.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType,
+		[]byte(`{"spec":{"schedulingGates":`+gates+`}}`), metav1.PatchOptions{})
+	Expect(err).NotTo(HaveOccurred())
+}
+
+// expectTerminated checks CS-3: a Terminated state carries reason, exit code and both
+// times, finishedAt not before startedAt.
+func expectTerminated(p *corev1.Pod, container string, exitCode int32) {
+	GinkgoHelper()
+	var t *corev1.ContainerStateTerminated
+	for _, s := range p.Status.ContainerStatuses {
+		if s.Name == container {
+			t = s.State.Terminated
+		}
+	}
+	Expect(t).NotTo(BeNil(), "container %s is not Terminated: %s", container, observe.SummarizePod(p))
+	Expect(t.ExitCode).To(Equal(exitCode))
+	Expect(t.Reason).NotTo(BeEmpty())
+	Expect(t.StartedAt.IsZero()).To(BeFalse(), "startedAt is set")
+	Expect(t.FinishedAt.IsZero()).To(BeFalse(), "finishedAt is set")
+	Expect(t.FinishedAt.Before(&t.StartedAt)).To(BeFalse(), "finishedAt %s is not before startedAt %s", t.FinishedAt, t.StartedAt)
+}
+
+func containsKind(es []observe.Entry, kind string) bool {
+	for _, e := range es {
+		if e.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,64 @@
+package lifecycle
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/podlifecycle/conformance/framework/observe"
+)
+
+// podStartBound bounds the start of a pod whose images are already on the node: the
+// kubelet's pod worker, sandbox creation and container start take seconds on kind;
+// 60 s leaves room for a 2-core machine under load without hiding a stuck pod.
+const podStartBound = 60 * time.Second
+
+// terminationBound bounds how long a pod whose containers exit promptly on TERM takes
+// to reach a terminal phase after deletion: kubelet sync, TERM, status update; well
+// under the default 30 s grace period, which is the documented upper bound.
+const terminationBound = 30 * time.Second
+
+// holdFinalizer keeps a deleted pod in the API so its final status can be read.
+const holdFinalizer = "podlifecycle.io/hold"
+
+// shellPod is a one-container busybox pod running script with mark() defined.
+func shellPod(name string, policy corev1.RestartPolicy, script string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: corev1.PodSpec{
+			RestartPolicy: policy,
+			Containers: []corev1.Container{{
+				Name: "main", Image: "busybox:1.28",
+				Command: []string{"sh", "-c", observe.MarkShell("main") + script},
+			}},
+		},
+	}
+}
+
+// held adds holdFinalizer to p, to be created in ns, and registers its removal, so
+// the pod can be deleted and still be read until the spec ends.
+func held(ns string, p *corev1.Pod) *corev1.Pod {
+	p.Finalizers = append(p.Finalizers, holdFinalizer)
+	DeferCleanup(func(ctx SpecContext) { release(ctx, ns, p.Name) })
+	return p
+}
+
+func release(ctx context.Context, ns, name string) {
+	patch := []byte(`{"metadata":{"finalizers":null}}`)
+	_, err := env.Client.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		Fail("removing the finalizer of " + ns + "/" + name + ": " + err.Error())
+	}
+}
+
+// deletePod deletes a pod with the given grace period (nil: the pod's own).
+func deletePod(ctx context.Context, ns, name string, grace *int64) {
+	GinkgoHelper()
+	Expect(env.Client.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: grace})).To(Succeed())
+}

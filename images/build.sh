@@ -114,11 +114,22 @@ busybox_image() {
   local ctx; ctx=$(mktemp -d)
   tar -xf "$ROOTFS_TEST" -C "$ctx" ./bin/busybox 2>/dev/null || tar -xf "$ROOTFS_TEST" -C "$ctx" ./usr/bin/busybox
   find "$ctx" -name busybox -type f -exec mv {} "$ctx/busybox" \;
-  printf 'FROM scratch\nCOPY busybox /bin/busybox\nRUN ["/bin/busybox", "--install", "-s", "/bin"]\nENV PATH=/bin\nCMD ["sh"]\n' >"$ctx/Dockerfile"
+  # The layout of the upstream busybox image: applets in /bin, a world-writable /tmp,
+  # root and nobody in /etc/passwd.
+  printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/home:/bin/false\n' >"$ctx/passwd"
+  printf 'root:x:0:\nnobody:x:65534:\n' >"$ctx/group"
+  cat >"$ctx/Dockerfile" <<'DOCKERFILE'
+FROM scratch
+COPY busybox /bin/busybox
+COPY passwd group /etc/
+RUN ["/bin/busybox", "sh", "-c", "/bin/busybox --install -s /bin && mkdir -p /tmp /var /home /root /usr && chmod 1777 /tmp"]
+ENV PATH=/usr/sbin:/usr/bin:/sbin:/bin
+CMD ["sh"]
+DOCKERFILE
   legacy_build "$1" "$2" "$ctx"; local rc=$?; rm -rf "$ctx"; return $rc
 }
 for ref in busybox:1.28 registry.k8s.io/busybox:1.27.2; do
-  image_step "${ref//[\/:]/-}" "$ref" "$(inputs_key "$ROOTFS_TEST" busybox-v1)" busybox_image || exit 1
+  image_step "${ref//[\/:]/-}" "$ref" "$(inputs_key "$ROOTFS_TEST" busybox-v2)" busybox_image || exit 1
   TEST_IMAGES+=("$ref")
 done
 # nginx:1.14.2 from Debian's nginx-light, started as the upstream image starts it (its

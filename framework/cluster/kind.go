@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
 	kindlog "sigs.k8s.io/kind/pkg/log"
-	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 )
 
 // KindOptions tune the kind provider.
@@ -58,6 +58,7 @@ type Kind struct {
 	config   *KindConfig
 	opts     KindOptions
 	provider *kindcluster.Provider
+	name     string // set by Acquire
 	created  bool
 }
 
@@ -76,8 +77,32 @@ func NewKind(configPath string, o KindOptions) (*Kind, error) {
 	return &Kind{config: cfg, opts: o, provider: kindcluster.NewProvider(kindcluster.ProviderWithDocker(), kindcluster.ProviderWithLogger(kindlog.NoopLogger{}))}, nil
 }
 
+// withNodeImages returns the config with every node's image set (the default node
+// image where the config names none), and the images' Docker IDs.
+func (k *Kind) withNodeImages() (v1alpha4.Cluster, []string, error) {
+	cfg := k.config.Config // a copy: host adaptations never leak into the file's content
+	cfg.Nodes = slices.Clone(cfg.Nodes)
+	var ids []string
+	for i := range cfg.Nodes {
+		if cfg.Nodes[i].Image == "" {
+			cfg.Nodes[i].Image = k.opts.NodeImage
+		}
+		id, err := imageID(cfg.Nodes[i].Image)
+		if err != nil {
+			return cfg, nil, err
+		}
+		ids = append(ids, id)
+	}
+	return cfg, ids, nil
+}
+
 func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
-	name := k.config.ClusterName()
+	cfg, imageIDs, err := k.withNodeImages()
+	if err != nil {
+		return nil, err
+	}
+	name := k.config.ClusterName(imageIDs...)
+	k.name = name
 	requested, _ := k.config.Requested()
 	c := &Cluster{Name: name, Kubeconfig: filepath.Join(k.opts.StateDir, name+".kubeconfig"), Provider: "kind", Requested: requested}
 	if err := os.MkdirAll(k.opts.StateDir, 0o755); err != nil {
@@ -105,19 +130,7 @@ func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
 		}
 	}
 
-	cfg := k.config.Config // a copy: host adaptations never leak into the file's content
-	cfg.Nodes = slices.Clone(cfg.Nodes)
 	cfg.Name = name
-	for i := range cfg.Nodes {
-		if cfg.Nodes[i].Image == "" {
-			cfg.Nodes[i].Image = k.opts.NodeImage
-		}
-	}
-	for _, img := range nodeImages(cfg.Nodes) {
-		if err := imagePresent(img); err != nil {
-			return nil, err
-		}
-	}
 	if err := ValidateGates(ctx, requested.AllGates(), k.opts.NodeImage); err != nil {
 		return nil, fmt.Errorf("kind config %s: %w", k.config.Path, err)
 	}
@@ -149,7 +162,7 @@ func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
 }
 
 func (k *Kind) Release(_ context.Context, c *Cluster, o Outcome) error {
-	name := k.config.ClusterName()
+	name := k.name
 	switch {
 	case !k.created:
 		return nil
@@ -215,21 +228,17 @@ func DeleteRunClusters(o KindOptions, runID string) error {
 	return nil
 }
 
-func nodeImages(nodes []v1alpha4.Node) []string {
-	var out []string
-	for _, n := range nodes {
-		if !slices.Contains(out, n.Image) {
-			out = append(out, n.Image)
-		}
+func imageID(image string) (string, error) {
+	out, err := exec.Command("docker", "image", "inspect", "--format", "{{.Id}}", image).Output()
+	if err != nil {
+		return "", fmt.Errorf("node image %s is not in Docker; build it with `make images` (no registry is used)", image)
 	}
-	return out
+	return strings.TrimSpace(string(out)), nil
 }
 
 func imagePresent(image string) error {
-	if err := exec.Command("docker", "image", "inspect", image).Run(); err != nil {
-		return fmt.Errorf("node image %s is not in Docker; build it with `make images` (no registry is used)", image)
-	}
-	return nil
+	_, err := imageID(image)
+	return err
 }
 
 // ValidateGates asks the node image's own Kubernetes whether it knows the gates and

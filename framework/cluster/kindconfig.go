@@ -39,10 +39,17 @@ func LoadKindConfig(path string) (*KindConfig, error) {
 
 var unsafeNameChars = regexp.MustCompile(`[^a-z0-9-]+`)
 
-// ClusterName derives the kind cluster name from the config's file name and content:
-// suites sharing a config share a cluster, and an edited config gets a new one.
-func (k *KindConfig) ClusterName() string {
-	sum := sha256.Sum256(k.Raw)
+// ClusterName derives the kind cluster name from the config's file name and content,
+// and from salt (the IDs of the node images it will use): suites sharing a config share
+// a cluster, and an edited config or a rebuilt node image gets a new one.
+func (k *KindConfig) ClusterName(salt ...string) string {
+	h := sha256.New()
+	h.Write(k.Raw)
+	for _, s := range salt {
+		h.Write([]byte{0})
+		h.Write([]byte(s))
+	}
+	sum := h.Sum(nil)
 	base := strings.TrimSuffix(filepath.Base(k.Path), filepath.Ext(k.Path))
 	base = strings.Trim(unsafeNameChars.ReplaceAllString(strings.ToLower(base), "-"), "-")
 	if len(base) > 20 {

@@ -55,6 +55,9 @@ func TestClusterNameFollowsContent(t *testing.T) {
 	if a.ClusterName() == c.ClusterName() {
 		t.Errorf("changed content kept the name %s", a.ClusterName())
 	}
+	if a.ClusterName("sha256:aaa") == a.ClusterName("sha256:bbb") || a.ClusterName("sha256:aaa") != b.ClusterName("sha256:aaa") {
+		t.Errorf("the node image ID must be part of the name, and only it")
+	}
 	if !strings.HasPrefix(a.ClusterName(), "plc-default-config-") || len(a.ClusterName()) != len("plc-default-config-")+8 {
 		t.Errorf("name %q: want plc-default-config-<8 hex>", a.ClusterName())
 	}

@@ -117,4 +117,3 @@ func (n Node) Schedulable(all []Node) bool {
 	_, cp := n.Labels["node-role.kubernetes.io/control-plane"]
 	return !cp || len(all) == 1
 }
-

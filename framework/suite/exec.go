@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os/exec"
+
+	. "github.com/onsi/ginkgo/v2"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -49,4 +52,18 @@ func (e *Env) Markers(ctx context.Context, ns, pod, container string, previous b
 		return nil, fmt.Errorf("logs of %s/%s/%s: %w", ns, pod, container, err)
 	}
 	return observe.ParseMarkers(bytes.NewReader(b))
+}
+
+// NodeShell runs a shell script inside a kind node (its container has the node's
+// name), for what only the node can do: restarting the kubelet, stopping a sandbox.
+// Specs that need it are skipped on an existing cluster.
+func (e *Env) NodeShell(ctx context.Context, node, script string) (string, error) {
+	if e.Cluster.Provider != "kind" {
+		Skip("needs a shell on the node, which only the kind provider has (KUBECONFIG is set)")
+	}
+	out, err := exec.CommandContext(ctx, "docker", "exec", node, "sh", "-c", script).CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("on node %s: %s: %w: %s", node, script, err, out)
+	}
+	return string(out), nil
 }

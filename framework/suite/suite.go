@@ -170,4 +170,3 @@ func statementLabels(labels []string) []string {
 	slices.Sort(out)
 	return out
 }
-

@@ -83,7 +83,7 @@ var _ = Describe("Pod phase", func() {
 		tl := env.Run(ctx, ns, pod)
 		// The scheduler's first attempt comes within a second of creation (the PL-1
 		// timeline shows +10 ms); 30 s covers its retry after a failed attempt.
-		Eventually(tl.Pod).WithContext(ctx).WithTimeout(30*time.Second).Should(
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(30 * time.Second).Should(
 			HaveCondition(corev1.PodScheduled, corev1.ConditionFalse, corev1.PodReasonUnschedulable))
 		Expect(tl.Phases()).To(Equal([]corev1.PodPhase{corev1.PodPending}))
 		Expect(tl.Pod().Spec.NodeName).To(BeEmpty())
@@ -99,7 +99,7 @@ var _ = Describe("Pod phase", func() {
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveContainerState("main", "Waiting", "ErrImagePull"))
 			// The kubelet's image pull backoff starts at 10 s; 40 s allows one failed retry
 			// and the sync that reports it.
-			Eventually(tl.Pod).WithContext(ctx).WithTimeout(40*time.Second).Should(HaveContainerState("main", "Waiting", "ImagePullBackOff"))
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(40 * time.Second).Should(HaveContainerState("main", "Waiting", "ImagePullBackOff"))
 			Expect(tl.Phases()).To(Equal([]corev1.PodPhase{corev1.PodPending}))
 		})
 
@@ -108,7 +108,7 @@ var _ = Describe("Pod phase", func() {
 		tl := env.Run(ctx, ns, shellPod("crash-loop", corev1.RestartPolicyAlways, "mark start; exit 1"))
 		// Two restarts: the first comes at once, the second after the documented 10 s
 		// backoff; plus the pod start and 20 s for kubelet syncs on a loaded machine.
-		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+10*time.Second+20*time.Second).
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + 10*time.Second + 20*time.Second).
 			Should(HaveContainerRestarts("main", BeNumerically(">=", 2)))
 		Expect(tl.Phases()).To(Equal([]corev1.PodPhase{corev1.PodPending, corev1.PodRunning}),
 			"a crash-looping pod under Always never leaves Running:\n%s", tl)
@@ -122,7 +122,7 @@ var _ = Describe("Pod phase", func() {
 		tl := env.Run(ctx, ns, pod)
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
 		deletePod(ctx, ns, pod.Name, nil)
-		Eventually(tl.Pod).WithContext(ctx).WithTimeout(5*time.Second+terminationBound).Should(HavePhase(corev1.PodFailed))
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(5*time.Second + terminationBound).Should(HavePhase(corev1.PodFailed))
 
 		var terminating []corev1.PodPhase
 		for _, p := range tl.Pods() {
@@ -173,7 +173,7 @@ var _ = Describe("Pod phase", func() {
 		pod := shellPod("gated", corev1.RestartPolicyAlways, "sleep 3600")
 		pod.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "podlifecycle.io/gate-a"}, {Name: "podlifecycle.io/gate-b"}}
 		tl := env.Run(ctx, ns, pod)
-		Eventually(tl.Pod).WithContext(ctx).WithTimeout(10*time.Second).Should(
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(10 * time.Second).Should(
 			HaveCondition(corev1.PodScheduled, corev1.ConditionFalse, corev1.PodReasonSchedulingGated))
 
 		By("removing one gate of two: still gated")

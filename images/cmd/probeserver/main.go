@@ -94,4 +94,3 @@ func (t *tcpServer) listen(on bool) {
 		t.l = nil
 	}
 }
-

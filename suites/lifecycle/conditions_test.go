@@ -1,0 +1,314 @@
+package lifecycle
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/podlifecycle/conformance/framework/examples"
+	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/observe"
+)
+
+// The docs' readiness gate, from the Pod Lifecycle page's readinessGates example.
+const featureGateCondition corev1.PodConditionType = "www.example.com/feature-1"
+
+var _ = Describe("Pod conditions", func() {
+	It("carry type, status, lastTransitionTime, reason and message, and observedGeneration", Label("PC-1"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		tl := env.Run(ctx, ns, examples.WebServer())
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
+		// A pending pod's False conditions carry reasons; check them on the first status with any.
+		var withReason *corev1.PodCondition
+		for _, p := range tl.Pods() {
+			for i, c := range p.Status.Conditions {
+				if c.Status == corev1.ConditionFalse && c.Reason != "" {
+					withReason = &p.Status.Conditions[i]
+				}
+			}
+			if withReason != nil {
+				break
+			}
+		}
+		Expect(withReason).NotTo(BeNil(), "no False condition with a reason was seen:\n%s", tl)
+		Expect(withReason.Message).NotTo(BeEmpty(), "condition %s has a reason but no message", withReason.Type)
+
+		p := tl.Pod()
+		Expect(p.Status.Conditions).To(HaveLen(5))
+		for _, c := range p.Status.Conditions {
+			Expect(c.Type).NotTo(BeEmpty())
+			Expect(c.Status).To(BeElementOf(corev1.ConditionTrue, corev1.ConditionFalse, corev1.ConditionUnknown))
+			Expect(c.LastTransitionTime.IsZero()).To(BeFalse(), "%s has a lastTransitionTime", c.Type)
+			Expect(c.ObservedGeneration).To(Equal(p.Generation), "%s observedGeneration (v1.37 sets it to the pod's generation)", c.Type)
+		}
+	})
+
+	It("turn Initialized True before the sandbox is ready without init containers, and after it with them", Label("PC-3"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		plain := env.Run(ctx, ns, shellPod("no-init", corev1.RestartPolicyAlways, "sleep 3600"))
+		withInit := shellPod("with-init", corev1.RestartPolicyAlways, "sleep 3600")
+		withInit.Spec.InitContainers = []corev1.Container{{Name: "init", Image: "busybox:1.28", Command: []string{"sh", "-c", "sleep 2"}}}
+		initTL := env.Run(ctx, ns, withInit)
+		for _, tl := range []*observe.Timeline{plain, initTL} {
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+2*time.Second).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
+		}
+		// The watch's millisecond times order the two; lastTransitionTime often ties.
+		Expect(trueOrder(plain)).To(BeNumerically("<", 0), "no init containers: Initialized before PodReadyToStartContainers:\n%s", plain)
+		Expect(trueOrder(initTL)).To(BeNumerically(">", 0), "init containers: Initialized after PodReadyToStartContainers:\n%s", initTL)
+		AddReportEntry("first seen True", fmt.Sprintf("no init: %v; with init: %v", plain.ConditionsFirstTrue(), initTL.ConditionsFirstTrue()))
+	})
+
+	It("hold PodReadyToStartContainers False while a ConfigMap volume is missing, True once it exists", Label("PC-4"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		pod := shellPod("needs-config", corev1.RestartPolicyAlways, "sleep 3600")
+		pod.Spec.Volumes = []corev1.Volume{{Name: "settings", VolumeSource: corev1.VolumeSource{
+			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "settings"}}}}}
+		pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "settings", MountPath: "/settings"}}
+		tl := env.Run(ctx, ns, pod)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReadyToStartContainers, corev1.ConditionFalse, ""))
+		// The kubelet retries the mount with growing backoff; 10 s is several retries.
+		Consistently(tl.Pod).WithContext(ctx).WithTimeout(10*time.Second).Should(And(
+			HaveCondition(corev1.PodReadyToStartContainers, corev1.ConditionFalse, ""), HavePhase(corev1.PodPending)))
+
+		_, err := env.Client.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: "settings"}, Data: map[string]string{"mode": "test"}}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		// The kubelet's mount retry backoff is capped at 2m2s (volume manager); the wait
+		// is that cap plus the pod start.
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(122*time.Second+podStartBound).Should(And(
+			HaveCondition(corev1.PodReadyToStartContainers, corev1.ConditionTrue, ""), HavePhase(corev1.PodRunning)))
+	})
+
+	It("turn PodReadyToStartContainers False again when the sandbox is destroyed, and True when it is recreated", Label("PC-4"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		tl := env.Run(ctx, ns, shellPod("sandbox", corev1.RestartPolicyAlways, "sleep 3600"))
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
+		node := tl.Pod().Spec.NodeName
+		_, err := env.NodeShell(ctx, node, fmt.Sprintf("crictl stopp $(crictl pods --namespace %s --name sandbox -q)", ns))
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func() bool {
+			seenFalse := false
+			for _, p := range tl.Pods() {
+				if ok, _ := HaveCondition(corev1.PodReadyToStartContainers, corev1.ConditionFalse, "").Match(p); ok && p.Status.Phase == corev1.PodRunning {
+					seenFalse = true
+				}
+			}
+			return seenFalse
+		}).WithContext(ctx).WithTimeout(podStartBound).Should(BeTrue(), "PodReadyToStartContainers never went False after the sandbox was stopped:\n%s", tl)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(And(
+			HaveCondition(corev1.PodReadyToStartContainers, corev1.ConditionTrue, ""), HaveCondition(corev1.PodReady, corev1.ConditionTrue, "")))
+	})
+
+	It("make ContainersReady and Ready follow the readiness probe, and remove an unready pod from the Service's endpoints",
+		Label("PC-5", "PC-6", "PR-5"), func(ctx SpecContext) {
+			ns := env.Namespace(ctx)
+			pod := shellPod("probed", corev1.RestartPolicyAlways, "sleep 3600")
+			pod.Labels = map[string]string{"app": "probed"}
+			pod.Spec.Containers[0].ReadinessProbe = &corev1.Probe{
+				ProbeHandler:  corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"cat", "/tmp/ready"}}},
+				PeriodSeconds: 1, FailureThreshold: 1,
+			}
+			svc, err := env.Client.CoreV1().Services(ns).Create(ctx, &corev1.Service{
+				ObjectMeta: metav1.ObjectMeta{Name: "probed"},
+				Spec: corev1.ServiceSpec{Selector: pod.Labels, Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(80)}}},
+			}, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			tl := env.Run(ctx, ns, pod)
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
+			// readinessBound: probe period 1 s, failure/success threshold 1, plus the status
+			// update and the EndpointSlice controller's sync; 15 s on a loaded machine.
+			const readinessBound = 15 * time.Second
+			notReady := And(HaveCondition(corev1.ContainersReady, corev1.ConditionFalse, ""), HaveCondition(corev1.PodReady, corev1.ConditionFalse, ""))
+			Consistently(tl.Pod).WithContext(ctx).WithTimeout(3 * time.Second).Should(notReady)
+			Eventually(endpointReady(ns, svc.Name)).WithContext(ctx).WithTimeout(readinessBound).Should(Equal("ready=false"))
+
+			_, err = env.Exec(ctx, ns, pod.Name, "main", "touch", "/tmp/ready")
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(readinessBound).Should(And(
+				HaveCondition(corev1.ContainersReady, corev1.ConditionTrue, ""), HaveCondition(corev1.PodReady, corev1.ConditionTrue, "")))
+			Eventually(endpointReady(ns, svc.Name)).WithContext(ctx).WithTimeout(readinessBound).Should(Equal("ready=true"))
+
+			_, err = env.Exec(ctx, ns, pod.Name, "main", "rm", "/tmp/ready")
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(readinessBound).Should(notReady)
+			Eventually(endpointReady(ns, svc.Name)).WithContext(ctx).WithTimeout(readinessBound).Should(Equal("ready=false"))
+		})
+
+	It("evaluate readiness gates: a missing gate condition counts as False until PATCHed True on the status subresource",
+		Label("PC-7"), func(ctx SpecContext) {
+			ns := env.Namespace(ctx)
+			pod := shellPod("gated-ready", corev1.RestartPolicyAlways, "sleep 3600")
+			pod.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: featureGateCondition}}
+			tl := env.Run(ctx, ns, pod)
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.ContainersReady, corev1.ConditionTrue, ""))
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(10*time.Second).Should(
+				HaveCondition(corev1.PodReady, corev1.ConditionFalse, "ReadinessGatesNotReady"))
+
+			patchCondition(ctx, ns, pod.Name, featureGateCondition, corev1.ConditionFalse)
+			Consistently(tl.Pod).WithContext(ctx).WithTimeout(3*time.Second).Should(HaveCondition(corev1.PodReady, corev1.ConditionFalse, "ReadinessGatesNotReady"))
+
+			patchCondition(ctx, ns, pod.Name, featureGateCondition, corev1.ConditionTrue)
+			// The kubelet re-evaluates Ready on the status change within its sync; 10 s.
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(10*time.Second).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
+		})
+
+	It("reject a readiness gate whose condition type is not a valid label key", Label("PC-7"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		pod := shellPod("bad-gate", corev1.RestartPolicyAlways, "sleep 3600")
+		pod.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: "www.example.com/feature 1!"}}
+		_, err := env.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
+		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want 422 Invalid, got %v", err)
+		Expect(err.Error()).To(ContainSubstring("readinessGates"))
+	})
+
+	It("add DisruptionTarget (EvictionByEvictionAPI) to a pod evicted through the Eviction API", Label("PC-8"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		pod := held(ns, shellPod("evicted", corev1.RestartPolicyAlways, `trap "exit 0" TERM; while true; do sleep 0.2; done`))
+		tl := env.Run(ctx, ns, pod)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
+		Expect(env.Client.CoreV1().Pods(ns).EvictV1(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: ns}})).To(Succeed())
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(10*time.Second).Should(
+			HaveCondition(corev1.DisruptionTarget, corev1.ConditionTrue, "EvictionByEvictionAPI"))
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(terminationBound).Should(HavePhase(corev1.PodSucceeded))
+	})
+
+	It("add no DisruptionTarget to a pod the kubelet evicts for exceeding its own ephemeral-storage limit", Label("PC-8"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		pod := shellPod("over-limit", corev1.RestartPolicyAlways, "dd if=/dev/zero of=/data/fill bs=1M count=8; sleep 3600")
+		pod.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+		pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}
+		pod.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceEphemeralStorage: resource.MustParse("2Mi")}
+		tl := env.Run(ctx, ns, pod)
+		// The kubelet's eviction manager checks local storage every 10 s (housekeeping);
+		// a pod start, two checks and the status update fit in the bound.
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+30*time.Second).Should(HavePhase(corev1.PodFailed))
+		Expect(tl.Pod().Status.Reason).To(Equal("Evicted"), "%s", tl)
+		for _, p := range tl.Pods() {
+			Expect(p).NotTo(HaveCondition(corev1.DisruptionTarget, corev1.ConditionTrue, ""))
+		}
+	})
+
+	It("report a resize that does not fit now as PodResizePending (Deferred) and a fitting one as done in place, QoS class unchanged",
+		Label("PC-9"), func(ctx SpecContext) {
+			ns := env.Namespace(ctx)
+			pod := shellPod("resizable", corev1.RestartPolicyAlways, "sleep 3600")
+			both := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")}
+			pod.Spec.Containers[0].Resources = corev1.ResourceRequirements{Requests: both, Limits: both}
+			tl := env.Run(ctx, ns, pod)
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
+			Expect(tl.Pod().Status.QOSClass).To(Equal(corev1.PodQOSGuaranteed))
+			node, err := env.Client.CoreV1().Nodes().Get(ctx, tl.Pod().Spec.NodeName, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			allocatable := node.Status.Allocatable.Cpu().String()
+
+			By("asking for more CPU than the node has at all: rejected by the API server in v1.37.2")
+			// The docs' Infeasible case (more than the node could ever give) no longer
+			// reaches the kubelet: admission refuses it. Reported as a finding.
+			err = resizeErr(ctx, ns, pod.Name, "1000", "1000")
+			Expect(err).To(HaveOccurred(), "a resize beyond the node's allocatable CPU was accepted")
+			Expect(apierrors.IsForbidden(err)).To(BeTrue(), "want 403 Forbidden, got %v", err)
+			AddReportEntry("finding: resize beyond allocatable", "rejected at admission instead of PodResizePending/Infeasible: "+err.Error())
+
+			By("asking for all of the node's allocatable CPU while other pods hold some of it: Deferred")
+			resize(ctx, ns, pod.Name, allocatable, allocatable)
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(10*time.Second).Should(
+				HaveCondition(corev1.PodResizePending, corev1.ConditionTrue, corev1.PodReasonDeferred))
+			for _, c := range tl.Pod().Status.Conditions {
+				if c.Type == corev1.PodResizePending {
+					Expect(c.Message).NotTo(BeEmpty(), "PodResizePending carries a message")
+				}
+			}
+
+			By("asking for 200m: resized in place, without a restart, Guaranteed still")
+			resize(ctx, ns, pod.Name, "200m", "200m")
+			// The kubelet actuates a resize on its next pod sync and reports it; 30 s.
+			Eventually(func() string {
+				p := tl.Pod()
+				if len(p.Status.ContainerStatuses) == 0 || p.Status.ContainerStatuses[0].Resources == nil {
+					return ""
+				}
+				return p.Status.ContainerStatuses[0].Resources.Requests.Cpu().String()
+			}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Equal("200m"))
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(10*time.Second).ShouldNot(Or(
+				HaveCondition(corev1.PodResizePending, corev1.ConditionTrue, ""), HaveCondition(corev1.PodResizeInProgress, corev1.ConditionTrue, "")))
+			Expect(tl.Pod()).To(HaveContainerRestarts("main", 0))
+			for _, p := range tl.Pods() {
+				Expect(p.Status.QOSClass).To(Equal(corev1.PodQOSGuaranteed), "QoS class never changes")
+			}
+			AddReportEntry("resize conditions seen", resizeConditionsSeen(tl))
+		})
+})
+
+func resizeConditionsSeen(tl *observe.Timeline) []string {
+	var out []string
+	for _, p := range tl.Pods() {
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodResizePending || c.Type == corev1.PodResizeInProgress {
+				s := fmt.Sprintf("%s=%s(%s)", c.Type, c.Status, c.Reason)
+				if len(out) == 0 || out[len(out)-1] != s {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// trueOrder compares when Initialized and PodReadyToStartContainers were first seen
+// True: negative when Initialized came first.
+func trueOrder(tl *observe.Timeline) time.Duration {
+	initialized := firstSeen(tl, HaveCondition(corev1.PodInitialized, corev1.ConditionTrue, ""))
+	sandbox := firstSeen(tl, HaveCondition(corev1.PodReadyToStartContainers, corev1.ConditionTrue, ""))
+	Expect(initialized.IsZero() || sandbox.IsZero()).To(BeFalse())
+	if initialized.Equal(sandbox) {
+		return 0
+	}
+	return initialized.Sub(sandbox)
+}
+
+func patchCondition(ctx SpecContext, ns, name string, t corev1.PodConditionType, s corev1.ConditionStatus) {
+	GinkgoHelper()
+	patch := fmt.Sprintf(`{"status":{"conditions":[{"type":%q,"status":%q,"lastTransitionTime":%q}]}}`, t, s, time.Now().UTC().Format(time.RFC3339))
+	_, err := env.Client.CoreV1().Pods(ns).Patch(ctx, name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}, "status")
+	Expect(err).NotTo(HaveOccurred())
+}
+
+func resize(ctx SpecContext, ns, name, cpuRequest, cpuLimit string) {
+	GinkgoHelper()
+	Expect(resizeErr(ctx, ns, name, cpuRequest, cpuLimit)).To(Succeed())
+}
+
+func resizeErr(ctx SpecContext, ns, name, cpuRequest, cpuLimit string) error {
+	patch := fmt.Sprintf(`{"spec":{"containers":[{"name":"main","resources":{"requests":{"cpu":%q},"limits":{"cpu":%q}}}]}}`, cpuRequest, cpuLimit)
+	_, err := env.Client.CoreV1().Pods(ns).Patch(ctx, name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}, "resize")
+	return err
+}
+
+// endpointReady reports the ready condition of the single endpoint in the Service's
+// EndpointSlices, as "ready=<bool>" (or what else was found).
+func endpointReady(ns, service string) func(SpecContext) (string, error) {
+	return func(ctx SpecContext) (string, error) {
+		slices, err := env.Client.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + service})
+		if err != nil {
+			return "", err
+		}
+		var found []string
+		for _, s := range slices.Items {
+			for _, e := range s.Endpoints {
+				found = append(found, fmt.Sprintf("ready=%t", e.Conditions.Ready != nil && *e.Conditions.Ready))
+			}
+		}
+		return strings.Join(found, ","), nil
+	}
+}

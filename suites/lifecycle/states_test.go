@@ -1,0 +1,97 @@
+package lifecycle
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
+	corev1 "k8s.io/api/core/v1"
+
+	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/observe"
+)
+
+// hookPod is a busybox pod whose container and hooks all write markers.
+func hookPod(name string) *corev1.Pod {
+	p := shellPod(name, corev1.RestartPolicyAlways, `mark main-started; trap "mark term; exit 0" TERM; while true; do sleep 0.2; done`)
+	p.Spec.Containers[0].Lifecycle = &corev1.Lifecycle{}
+	return p
+}
+
+func execHook(container, script string) *corev1.LifecycleHandler {
+	return &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"sh", "-c", observe.MarkShell(container) + script}}}
+}
+
+var _ = Describe("Container states", func() {
+	It("reports Running, with startedAt, only after the postStart hook has completed", Label("CS-2"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		pod := hookPod("post-start")
+		// The hook takes 2 s, long enough that Running reported early would be seen early.
+		pod.Spec.Containers[0].Lifecycle.PostStart = execHook("main", "mark poststart-begin; sleep 2; mark poststart-done")
+		tl := env.Run(ctx, ns, pod)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveContainerState("main", "Running", ""))
+
+		markers, err := env.Markers(ctx, ns, pod.Name, "main", false)
+		Expect(err).NotTo(HaveOccurred())
+		done, ok := observe.Find(markers, "main", "poststart-done")
+		Expect(ok).To(BeTrue(), "the postStart hook wrote no poststart-done marker; markers: %v", markers)
+		running := firstSeen(tl, HaveContainerState("main", "Running", ""))
+		Expect(running).NotTo(BeZero())
+		AddReportEntry("postStart done → Running seen (ms)", running.Sub(done.At).Milliseconds())
+		// Both times come from the host's clock (markers: the container's adjtimex; the
+		// watch: this process), so no tolerance: Running must not be seen before the
+		// hook's last marker was written.
+		Expect(running).To(BeTemporally(">=", done.At), "Running was reported before the postStart hook finished:\n%v\n%s", markers, tl)
+		Expect(tl.Pod().Status.ContainerStatuses[0].State.Running.StartedAt.IsZero()).To(BeFalse(), "Running carries startedAt")
+	})
+
+	It("runs the preStop hook before the container is Terminated, and TERM after the hook", Label("CS-4", "TM-3", "CS-3"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		pod := held(ns, hookPod("pre-stop"))
+		pod.Spec.Containers[0].Lifecycle.PreStop = execHook("main", "mark prestop-begin; sleep 1; mark prestop-done")
+		tl := env.Run(ctx, ns, pod)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
+		deletePod(ctx, ns, pod.Name, nil)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(terminationBound).Should(HaveContainerState("main", "Terminated", ""))
+
+		markers, err := env.Markers(ctx, ns, pod.Name, "main", false)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(markerEvents(markers)).To(Equal([]string{"main-started", "prestop-begin", "prestop-done", "term"}),
+			"TM-3: preStop runs first, then TERM reaches PID 1")
+		done, _ := observe.Find(markers, "main", "prestop-done")
+		terminated := firstSeen(tl, HaveContainerState("main", "Terminated", ""))
+		Expect(terminated).To(BeTemporally(">=", done.At), "CS-4: Terminated seen before preStop finished:\n%v\n%s", markers, tl)
+		expectTerminated(tl.Pod(), "main", 0)
+	})
+
+	It("shows a container Waiting with reason PodInitializing while init containers run", Label("CS-1"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		pod := shellPod("initializing", corev1.RestartPolicyAlways, "sleep 3600")
+		pod.Spec.InitContainers = []corev1.Container{{Name: "init", Image: "busybox:1.28", Command: []string{"sh", "-c", "sleep 3"}}}
+		tl := env.Run(ctx, ns, pod)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + 3*time.Second).Should(HaveContainerState("main", "Running", ""))
+		Expect(tl.Pods()).To(ContainElement(HaveContainerState("main", "Waiting", "PodInitializing")), "%s", tl)
+	})
+})
+
+// firstSeen is when the watch first delivered a status that m matches.
+func firstSeen(tl *observe.Timeline, m types.GomegaMatcher) time.Time {
+	for _, e := range tl.Entries() {
+		if e.Pod == nil {
+			continue
+		}
+		if ok, err := m.Match(e.Pod); ok && err == nil {
+			return e.Seen
+		}
+	}
+	return time.Time{}
+}
+
+func markerEvents(ms []observe.Marker) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Event
+	}
+	return out
+}

@@ -84,6 +84,14 @@ func TestTimelineKeepsDistinctStatusesAndPhases(t *testing.T) {
 	if !strings.Contains(tl.String(), "phase=Running node=w1 PodScheduled=True Ready=True") {
 		t.Fatalf("rendering:\n%s", tl)
 	}
+	tl.observeDeletion()
+	if tl.Pod() != nil {
+		t.Fatal("Pod() after deletion must be nil, not the deleted pod")
+	}
+	tl.observePod(pod(corev1.PodPending, ""))
+	if tl.Pod() == nil || len(tl.Entries()) != 5 {
+		t.Fatalf("a pod re-created under the same name must be recorded:\n%s", tl)
+	}
 }
 
 func TestDescribeState(t *testing.T) {

@@ -57,7 +57,7 @@ func Record(ctx context.Context, client kubernetes.Interface, ns, name string) (
 	if _, err := podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { tl.observePod(o.(*corev1.Pod)) },
 		UpdateFunc: func(_, o any) { tl.observePod(o.(*corev1.Pod)) },
-		DeleteFunc: func(o any) { tl.add(Entry{Seen: time.Now(), Kind: "deleted", Summary: "pod deleted from the API"}) },
+		DeleteFunc: func(o any) { tl.observeDeletion() },
 	}); err != nil {
 		cancel()
 		return nil, err
@@ -165,6 +165,15 @@ func (tl *Timeline) observePod(p *corev1.Pod) {
 	}
 	tl.lastSum = sum
 	tl.entries = append(tl.entries, Entry{Seen: time.Now(), Kind: "pod", Summary: sum, Pod: tl.last})
+}
+
+// observeDeletion records that the pod left the API; Pod() returns nil until a pod of
+// the same name is created again.
+func (tl *Timeline) observeDeletion() {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	tl.last, tl.lastSum = nil, ""
+	tl.entries = append(tl.entries, Entry{Seen: time.Now(), Kind: "deleted", Summary: "pod deleted from the API"})
 }
 
 func (tl *Timeline) observeEvent(e *corev1.Event) {

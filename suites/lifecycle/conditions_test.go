@@ -61,7 +61,7 @@ var _ = Describe("Pod conditions", func() {
 		withInit.Spec.InitContainers = []corev1.Container{{Name: "init", Image: "busybox:1.28", Command: []string{"sh", "-c", "sleep 2"}}}
 		initTL := env.Run(ctx, ns, withInit)
 		for _, tl := range []*observe.Timeline{plain, initTL} {
-			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+2*time.Second).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + 2*time.Second).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
 		}
 		// The watch's millisecond times order the two; lastTransitionTime often ties.
 		Expect(trueOrder(plain)).To(BeNumerically("<", 0), "no init containers: Initialized before PodReadyToStartContainers:\n%s", plain)
@@ -78,7 +78,7 @@ var _ = Describe("Pod conditions", func() {
 		tl := env.Run(ctx, ns, pod)
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReadyToStartContainers, corev1.ConditionFalse, ""))
 		// The kubelet retries the mount with growing backoff; 10 s is several retries.
-		Consistently(tl.Pod).WithContext(ctx).WithTimeout(10*time.Second).Should(And(
+		Consistently(tl.Pod).WithContext(ctx).WithTimeout(10 * time.Second).Should(And(
 			HaveCondition(corev1.PodReadyToStartContainers, corev1.ConditionFalse, ""), HavePhase(corev1.PodPending)))
 
 		_, err := env.Client.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{
@@ -86,7 +86,7 @@ var _ = Describe("Pod conditions", func() {
 		Expect(err).NotTo(HaveOccurred())
 		// The kubelet's mount retry backoff is capped at 2m2s (volume manager); the wait
 		// is that cap plus the pod start.
-		Eventually(tl.Pod).WithContext(ctx).WithTimeout(122*time.Second+podStartBound).Should(And(
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(122*time.Second + podStartBound).Should(And(
 			HaveCondition(corev1.PodReadyToStartContainers, corev1.ConditionTrue, ""), HavePhase(corev1.PodRunning)))
 	})
 
@@ -121,7 +121,7 @@ var _ = Describe("Pod conditions", func() {
 			}
 			svc, err := env.Client.CoreV1().Services(ns).Create(ctx, &corev1.Service{
 				ObjectMeta: metav1.ObjectMeta{Name: "probed"},
-				Spec: corev1.ServiceSpec{Selector: pod.Labels, Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(80)}}},
+				Spec:       corev1.ServiceSpec{Selector: pod.Labels, Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(80)}}},
 			}, metav1.CreateOptions{})
 			Expect(err).NotTo(HaveOccurred())
 			tl := env.Run(ctx, ns, pod)
@@ -152,15 +152,15 @@ var _ = Describe("Pod conditions", func() {
 			pod.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: featureGateCondition}}
 			tl := env.Run(ctx, ns, pod)
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.ContainersReady, corev1.ConditionTrue, ""))
-			Eventually(tl.Pod).WithContext(ctx).WithTimeout(10*time.Second).Should(
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(10 * time.Second).Should(
 				HaveCondition(corev1.PodReady, corev1.ConditionFalse, "ReadinessGatesNotReady"))
 
 			patchCondition(ctx, ns, pod.Name, featureGateCondition, corev1.ConditionFalse)
-			Consistently(tl.Pod).WithContext(ctx).WithTimeout(3*time.Second).Should(HaveCondition(corev1.PodReady, corev1.ConditionFalse, "ReadinessGatesNotReady"))
+			Consistently(tl.Pod).WithContext(ctx).WithTimeout(3 * time.Second).Should(HaveCondition(corev1.PodReady, corev1.ConditionFalse, "ReadinessGatesNotReady"))
 
 			patchCondition(ctx, ns, pod.Name, featureGateCondition, corev1.ConditionTrue)
 			// The kubelet re-evaluates Ready on the status change within its sync; 10 s.
-			Eventually(tl.Pod).WithContext(ctx).WithTimeout(10*time.Second).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(10 * time.Second).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
 		})
 
 	It("reject a readiness gate whose condition type is not a valid label key", Label("PC-7"), func(ctx SpecContext) {
@@ -178,21 +178,22 @@ var _ = Describe("Pod conditions", func() {
 		tl := env.Run(ctx, ns, pod)
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
 		Expect(env.Client.CoreV1().Pods(ns).EvictV1(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: ns}})).To(Succeed())
-		Eventually(tl.Pod).WithContext(ctx).WithTimeout(10*time.Second).Should(
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(10 * time.Second).Should(
 			HaveCondition(corev1.DisruptionTarget, corev1.ConditionTrue, "EvictionByEvictionAPI"))
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(terminationBound).Should(HavePhase(corev1.PodSucceeded))
 	})
 
 	It("add no DisruptionTarget to a pod the kubelet evicts for exceeding its own ephemeral-storage limit", Label("PC-8"), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
-		pod := shellPod("over-limit", corev1.RestartPolicyAlways, "dd if=/dev/zero of=/data/fill bs=1M count=8; sleep 3600")
-		pod.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
-		pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}
+		// Written to the container's writable layer, whose usage the runtime reports on
+		// every stats call; an emptyDir's usage is only measured once a minute or two
+		// (volumeStatsAggPeriod, jittered).
+		pod := shellPod("over-limit", corev1.RestartPolicyAlways, "dd if=/dev/zero of=/tmp/fill bs=1M count=8; sleep 3600")
 		pod.Spec.Containers[0].Resources.Limits = corev1.ResourceList{corev1.ResourceEphemeralStorage: resource.MustParse("2Mi")}
 		tl := env.Run(ctx, ns, pod)
 		// The kubelet's eviction manager checks local storage every 10 s (housekeeping);
 		// a pod start, two checks and the status update fit in the bound.
-		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+30*time.Second).Should(HavePhase(corev1.PodFailed))
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + 30*time.Second).Should(HavePhase(corev1.PodFailed))
 		Expect(tl.Pod().Status.Reason).To(Equal("Evicted"), "%s", tl)
 		for _, p := range tl.Pods() {
 			Expect(p).NotTo(HaveCondition(corev1.DisruptionTarget, corev1.ConditionTrue, ""))
@@ -222,7 +223,7 @@ var _ = Describe("Pod conditions", func() {
 
 			By("asking for all of the node's allocatable CPU while other pods hold some of it: Deferred")
 			resize(ctx, ns, pod.Name, allocatable, allocatable)
-			Eventually(tl.Pod).WithContext(ctx).WithTimeout(10*time.Second).Should(
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(10 * time.Second).Should(
 				HaveCondition(corev1.PodResizePending, corev1.ConditionTrue, corev1.PodReasonDeferred))
 			for _, c := range tl.Pod().Status.Conditions {
 				if c.Type == corev1.PodResizePending {
@@ -240,7 +241,7 @@ var _ = Describe("Pod conditions", func() {
 				}
 				return p.Status.ContainerStatuses[0].Resources.Requests.Cpu().String()
 			}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Equal("200m"))
-			Eventually(tl.Pod).WithContext(ctx).WithTimeout(10*time.Second).ShouldNot(Or(
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(10 * time.Second).ShouldNot(Or(
 				HaveCondition(corev1.PodResizePending, corev1.ConditionTrue, ""), HaveCondition(corev1.PodResizeInProgress, corev1.ConditionTrue, "")))
 			Expect(tl.Pod()).To(HaveContainerRestarts("main", 0))
 			for _, p := range tl.Pods() {

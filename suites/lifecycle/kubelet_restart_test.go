@@ -7,8 +7,10 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/podlifecycle/conformance/framework/cluster"
 	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/observe"
 )
 
 // kubeletBackBound: `systemctl restart kubelet` returns once the new kubelet process
@@ -22,20 +24,8 @@ const resyncWindow = 20 * time.Second
 
 var _ = Describe("Kubelet restart", Serial, func() {
 	It("keeps containers running with the same IDs and restart counts, and ready unchanged", Label("KR-1", "KR-2"), func(ctx SpecContext) {
-		env.Require(facts.KubeletGate("ChangeContainerStatusOnKubeletRestart", false, ""))
-		ns := env.Namespace(ctx)
-		tl := env.Run(ctx, ns, shellPod("survivor", corev1.RestartPolicyAlways, "sleep 3600"))
-		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
-		before := tl.Pod().Status.ContainerStatuses[0]
-		node := tl.Pod().Spec.NodeName
-
-		restartAt := time.Now()
-		_, err := env.NodeShell(ctx, node, "systemctl restart kubelet")
-		Expect(err).NotTo(HaveOccurred())
-		Eventually(func(ctx SpecContext) error {
-			_, err := env.Client.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix("healthz").DoRaw(ctx)
-			return err
-		}).WithContext(ctx).WithTimeout(kubeletBackBound).Should(Succeed())
+		env.Require(facts.KubeletGate("ChangeContainerStatusOnKubeletRestart", false, "defaults"))
+		tl, before, restartAt := restartKubeletUnder(ctx, "defaults")
 		Consistently(tl.Pod).WithContext(ctx).WithTimeout(resyncWindow).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
 
 		after := tl.Pod().Status.ContainerStatuses[0]
@@ -47,4 +37,59 @@ var _ = Describe("Kubelet restart", Serial, func() {
 			}
 		}
 	})
+
+	It("sets ready false after a kubelet restart with ChangeContainerStatusOnKubeletRestart on, keeping the container", Label("KR-3", "KR-1"), func(ctx SpecContext) {
+		env.Require(facts.KubeletGate("ChangeContainerStatusOnKubeletRestart", true, "legacy-status"))
+		tl, before, restartAt := restartKubeletUnder(ctx, "legacy-status")
+		Eventually(func() bool {
+			for _, e := range tl.Entries() {
+				if e.Pod != nil && e.Seen.After(restartAt) && !e.Pod.Status.ContainerStatuses[0].Ready {
+					return true
+				}
+			}
+			return false
+		}).WithContext(ctx).WithTimeout(resyncWindow).Should(BeTrue(), "KR-3: ready never went false after the restart:\n%s", tl)
+		// Ready again after the next successful probe: within one period (5 s).
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(resyncWindow).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
+		after := tl.Pod().Status.ContainerStatuses[0]
+		Expect(after.ContainerID).To(Equal(before.ContainerID), "KR-1: same container")
+		Expect(after.RestartCount).To(Equal(before.RestartCount), "KR-1: restart count unchanged")
+	})
 })
+
+// restartKubeletUnder starts a ready pod on the worker of the given profile, restarts
+// that node's kubelet and waits until it answers again.
+func restartKubeletUnder(ctx SpecContext, profile string) (*observe.Timeline, corev1.ContainerStatus, time.Time) {
+	GinkgoHelper()
+	ns := env.Namespace(ctx)
+	// A readiness probe makes the difference: the legacy behaviour resets probe
+	// results on restart; a container without probes is ready whenever it runs.
+	pod := shellPod("survivor", corev1.RestartPolicyAlways, "sleep 3600")
+	pod.Spec.Containers[0].ReadinessProbe = &corev1.Probe{
+		ProbeHandler:  corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"true"}}},
+		PeriodSeconds: 5,
+	}
+	pod.Spec.NodeSelector = map[string]string{cluster.ProfileLabel: profile}
+	tl := env.Run(ctx, ns, pod)
+	Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
+	before := tl.Pod().Status.ContainerStatuses[0]
+	node := tl.Pod().Spec.NodeName
+
+	// The kubelet treats a container that started less than 10 s before the kubelet
+	// itself as new, whatever the gate (kubeletRestartGracePeriod in pkg/kubelet/prober),
+	// so the container must be older than that: 10 s, +1 s for startedAt's whole-second
+	// rounding, +1 s margin. This wait is the precondition, not a synchronisation.
+	startedAt := before.State.Running.StartedAt.Time
+	Eventually(func() time.Duration { return time.Since(startedAt) }).WithContext(ctx).WithPolling(500 * time.Millisecond).
+		WithTimeout(13 * time.Second).Should(BeNumerically(">", 12*time.Second))
+
+	AddReportEntry("finding: kubelet restart grace", "a container started less than 10 s before the kubelet restart is treated as new and its probe results reset, whatever the gate (pkg/kubelet/prober kubeletRestartGracePeriod); KR-2 holds for containers older than that")
+	restartAt := time.Now()
+	_, err := env.NodeShell(ctx, node, "systemctl restart kubelet")
+	Expect(err).NotTo(HaveOccurred())
+	Eventually(func(ctx SpecContext) error {
+		_, err := env.Client.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix("healthz").DoRaw(ctx)
+		return err
+	}).WithContext(ctx).WithTimeout(kubeletBackBound).Should(Succeed())
+	return tl, before, restartAt
+}

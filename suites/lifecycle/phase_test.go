@@ -87,6 +87,15 @@ var _ = Describe("Pod phase", func() {
 			HaveCondition(corev1.PodScheduled, corev1.ConditionFalse, corev1.PodReasonUnschedulable))
 		Expect(tl.Phases()).To(Equal([]corev1.PodPhase{corev1.PodPending}))
 		Expect(tl.Pod().Spec.NodeName).To(BeEmpty())
+
+		// DOC-DRIFT: the Chinese article lists "Unschedulable" as a condition type; the
+		// cluster reports it as the reason of PodScheduled, and has no such type.
+		var types []string
+		for _, c := range tl.Pod().Status.Conditions {
+			Expect(string(c.Type)).NotTo(Equal("Unschedulable"))
+			types = append(types, string(c.Type))
+		}
+		AddReportEntry("drift: Unschedulable is a PodScheduled reason, not a condition type", fmt.Sprintf("condition types: %v", types))
 	})
 
 	It("stays Pending while its image cannot be pulled, the container Waiting in ErrImagePull then ImagePullBackOff",

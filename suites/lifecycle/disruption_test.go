@@ -1,0 +1,120 @@
+package lifecycle
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/podlifecycle/conformance/framework/cluster"
+	"github.com/podlifecycle/conformance/framework/facts"
+	. "github.com/podlifecycle/conformance/framework/match"
+)
+
+// stopsOnTerm is a container that exits 0 as soon as it gets TERM.
+const stopsOnTerm = `trap "exit 0" TERM; while true; do sleep 0.2; done`
+
+var _ = Describe("DisruptionTarget", Serial, func() {
+	It("is added with reason DeletionByTaintManager to a pod that does not tolerate a NoExecute taint", Label("PC-8"), func(ctx SpecContext) {
+		env.Require(facts.SchedulableNodes(2))
+		ns := env.Namespace(ctx)
+		pod := held(ns, shellPod("tainted-out", corev1.RestartPolicyAlways, stopsOnTerm))
+		pod.Spec.NodeSelector = map[string]string{cluster.ProfileLabel: "defaults"}
+		tl := env.Run(ctx, ns, pod)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
+		node := tl.Pod().Spec.NodeName
+
+		taint := corev1.Taint{Key: "podlifecycle.io/evict", Value: ns, Effect: corev1.TaintEffectNoExecute}
+		setTaints(ctx, node, func(ts []corev1.Taint) []corev1.Taint { return append(ts, taint) })
+		DeferCleanup(func(ctx SpecContext) {
+			setTaints(ctx, node, func(ts []corev1.Taint) []corev1.Taint {
+				var out []corev1.Taint
+				for _, t := range ts {
+					if t.Key != taint.Key {
+						out = append(out, t)
+					}
+				}
+				return out
+			})
+		})
+		// The taint manager acts on the node update at once; 10 s covers its queue.
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(10 * time.Second).Should(
+			HaveCondition(corev1.DisruptionTarget, corev1.ConditionTrue, "DeletionByTaintManager"))
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(terminationBound).Should(HavePhase(corev1.PodSucceeded))
+	})
+
+	It("is added with reason PreemptionByScheduler to a pod preempted for a higher-priority one", Label("PC-8"), func(ctx SpecContext) {
+		env.Require(facts.SchedulableNodes(2))
+		ns := env.Namespace(ctx)
+		low, high := priorityClass(ctx, ns+"-low", 1000), priorityClass(ctx, ns+"-high", 1000000)
+		node := env.Facts.NodesWithLabel(cluster.ProfileLabel, "defaults")
+		Expect(node).NotTo(BeEmpty(), "needs the worker labelled %s=defaults", cluster.ProfileLabel)
+		n, err := env.Client.CoreV1().Nodes().Get(ctx, node[0].Name, metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		// Each pod asks for 3/4 of the node's allocatable CPU: one fits, two cannot.
+		share := resource.NewMilliQuantity(n.Status.Allocatable.Cpu().MilliValue()*3/4, resource.DecimalSI)
+
+		victim := held(ns, shellPod("victim", corev1.RestartPolicyAlways, stopsOnTerm))
+		victim.Spec.PriorityClassName = low
+		victim.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": n.Name}
+		victim.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: *share}
+		victimTL := env.Run(ctx, ns, victim)
+		Eventually(victimTL.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
+
+		preemptor := shellPod("preemptor", corev1.RestartPolicyAlways, "sleep 3600")
+		preemptor.Spec.PriorityClassName = high
+		preemptor.Spec.NodeSelector = victim.Spec.NodeSelector
+		preemptor.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: *share}
+		preemptorTL := env.Run(ctx, ns, preemptor)
+		// The scheduler preempts in its first cycle for the pod; 10 s covers retries.
+		Eventually(victimTL.Pod).WithContext(ctx).WithTimeout(10 * time.Second).Should(
+			HaveCondition(corev1.DisruptionTarget, corev1.ConditionTrue, "PreemptionByScheduler"))
+		release(ctx, ns, victim.Name)
+		Eventually(preemptorTL.Pod).WithContext(ctx).WithTimeout(terminationBound + podStartBound).Should(HavePhase(corev1.PodRunning))
+	})
+
+	It("marks a pod bound to a node that does not exist Failed with DisruptionTarget (DeletionByPodGC)",
+		Label("PL-10", "PC-8", "TM-14", "Slow"), func(ctx SpecContext) {
+			ns := env.Namespace(ctx)
+			pod := held(ns, shellPod("orphan", corev1.RestartPolicyAlways, "sleep 3600"))
+			// Bound at creation to a node that is gone: exactly what PodGC sees when a Node
+			// object is deleted, without disturbing a node the other specs use.
+			pod.Spec.NodeName = fmt.Sprintf("plc-gone-%s", ns)
+			tl := env.Run(ctx, ns, pod)
+			// PodGC checks every 20 s and quarantines an orphan for 40 s before acting:
+			// at most 60 s, plus 20 s for the controller's queue on a loaded machine.
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(80 * time.Second).Should(And(
+				HavePhase(corev1.PodFailed), HaveCondition(corev1.DisruptionTarget, corev1.ConditionTrue, "DeletionByPodGC")))
+			Eventually(func() bool { p := tl.Pod(); return p == nil || p.DeletionTimestamp != nil }).WithContext(ctx).
+				WithTimeout(10*time.Second).Should(BeTrue(), "TM-14: PodGC deletes the orphan after marking it Failed")
+		})
+})
+
+func setTaints(ctx SpecContext, node string, change func([]corev1.Taint) []corev1.Taint) {
+	GinkgoHelper()
+	Eventually(func(ctx SpecContext) error {
+		n, err := env.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		n.Spec.Taints = change(n.Spec.Taints)
+		_, err = env.Client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+		return err // a conflict with the kubelet's own update is retried
+	}).WithContext(ctx).WithTimeout(10 * time.Second).Should(Succeed())
+}
+
+func priorityClass(ctx SpecContext, name string, value int32) string {
+	GinkgoHelper()
+	_, err := env.Client.SchedulingV1().PriorityClasses().Create(ctx, &schedulingv1.PriorityClass{
+		ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(env.Client.SchedulingV1().PriorityClasses().Delete(ctx, name, metav1.DeleteOptions{})).To(Succeed())
+	})
+	return name
+}

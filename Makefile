@@ -9,7 +9,7 @@ KIND     := go tool kind
 ARTIFACTS := _artifacts
 # Suites that have specs, in run order; each is a directory under suites/. The cluster
 # suite checks the clusters themselves (networking, DNS, logs, exec, per-node gates).
-SUITES   := cluster lifecycle
+SUITES   := cluster lifecycle restart
 
 FOCUS ?=
 # Slow statements (minutes each) run only when asked for: LABELS=Slow.

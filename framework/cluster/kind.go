@@ -157,7 +157,10 @@ func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating kind cluster %s from %s: %w", name, k.config.Path, err)
 	}
-	fmt.Fprintf(os.Stderr, "kind cluster %s ready in %s\n", name, time.Since(start).Round(time.Second))
+	if err := waitForSystem(ctx, c); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(os.Stderr, "kind cluster %s ready in %s (kube-system ready, pod network routed)\n", name, time.Since(start).Round(time.Second))
 	return c, nil
 }
 

@@ -19,6 +19,21 @@ func TestExamplesDecodeAsTheDocsShowThem(t *testing.T) {
 	if s.Spec.RestartPolicy != corev1.RestartPolicyOnFailure || *s.Spec.InitContainers[0].RestartPolicy != corev1.ContainerRestartPolicyAlways {
 		t.Errorf("app-with-sidecar: %+v", s.Spec)
 	}
+	if j := DataProcessor(); j.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyOnFailure {
+		t.Errorf("data-processor: %+v", j.Spec.Template.Spec)
+	}
+	if p := OnFailurePod(); *p.Spec.Containers[0].RestartPolicy != corev1.ContainerRestartPolicyNever || p.Spec.Containers[1].RestartPolicy != nil {
+		t.Errorf("on-failure-pod: %+v", p.Spec)
+	}
+	if p := FailPodIfInitFails(); *p.Spec.InitContainers[0].RestartPolicy != corev1.ContainerRestartPolicyNever {
+		t.Errorf("fail-pod-if-init-fails: %+v", p.Spec)
+	}
+	if p := RestartOnExitCodes(); p.Spec.Containers[0].RestartPolicyRules[0].ExitCodes.Values[0] != 42 {
+		t.Errorf("restart-on-exit-codes: %+v", p.Spec)
+	}
+	if p := MLWorker(); p.Spec.InitContainers[1].RestartPolicyRules[0].Action != corev1.ContainerRestartRuleActionRestartAllContainers {
+		t.Errorf("ml-worker: %+v", p.Spec)
+	}
 	if WebServer() == ws {
 		t.Error("each call must return a fresh pod that a spec may change")
 	}

@@ -45,7 +45,8 @@ node_rootfs() {
   echo "$KUBERNETES_VERSION" >"$root/kind/version"
   sed "s|IMAGE_TAG|$OWN_TAG|" node/files/default-cni.yaml >"$root/kind/manifests/default-cni.yaml"
   : >"$root/etc/machine-id"
-  chroot "$root" systemctl enable kubelet.service containerd.service undo-mount-hacks.service &&
+  install -m 0644 node/files/podlifecycle-fence.service "$root/etc/systemd/system/"
+  chroot "$root" systemctl enable kubelet.service containerd.service undo-mount-hacks.service podlifecycle-fence.service &&
     chroot "$root" systemctl mask systemd-binfmt.service
 }
 

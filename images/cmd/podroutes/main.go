@@ -2,6 +2,10 @@
 // that node's InternalIP. Pod addresses come from the ptp CNI plugin, which containerd
 // configures from the node's podCIDR; ptp only routes the pods of its own node. This is
 // the routing half of kind's kindnetd, which cannot be built from the Go module proxy.
+//
+// It reaches the API server at CONTROL_PLANE_ENDPOINT (host:port, which kind fills in)
+// rather than through the kubernetes Service, so it needs no kube-proxy rules; and it
+// answers /readyz on -health-addr once every node with a pod range has its route.
 package main
 
 import (
@@ -10,8 +14,10 @@ import (
 	"fmt"
 	"log"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -26,10 +32,19 @@ import (
 
 func main() {
 	resync := flag.Duration("resync", 30*time.Second, "how often every route is re-applied, repairing any removed by hand")
+	healthAddr := flag.String("health-addr", ":9363", "address of the /readyz endpoint")
 	flag.Parse()
 	self := os.Getenv("NODE_NAME")
 	if self == "" {
 		log.Fatal("NODE_NAME is not set (set it from spec.nodeName with the downward API)")
+	}
+	if ep := os.Getenv("CONTROL_PLANE_ENDPOINT"); ep != "" {
+		host, port, err := net.SplitHostPort(ep)
+		if err != nil {
+			log.Fatalf("CONTROL_PLANE_ENDPOINT %q: %v", ep, err)
+		}
+		os.Setenv("KUBERNETES_SERVICE_HOST", host)
+		os.Setenv("KUBERNETES_SERVICE_PORT", port)
 	}
 	cfg, err := rest.InClusterConfig()
 	if err != nil {
@@ -56,6 +71,8 @@ func main() {
 	}); err != nil {
 		log.Fatalf("watching nodes: %v", err)
 	}
+	var ready atomic.Bool
+	go serveReadiness(*healthAddr, &ready)
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
 
@@ -69,16 +86,32 @@ func main() {
 				log.Printf("listing nodes: %v", err)
 				continue
 			}
+			complete := true
 			for _, n := range all {
 				if n.Name == self {
 					continue
 				}
 				if err := routeTo(n); err != nil {
+					complete = false
 					log.Printf("route to pods of %s: %v", n.Name, err)
 				}
 			}
+			ready.Store(complete)
 		}
 	}
+}
+
+// serveReadiness answers /readyz with 200 once every known node has its route.
+func serveReadiness(addr string, ready *atomic.Bool) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !ready.Load() {
+			http.Error(w, "routes not complete", http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte("ok\n"))
+	})
+	log.Fatal(http.ListenAndServe(addr, mux))
 }
 
 // routeTo installs (or replaces) one route per pod CIDR of node n via its InternalIP.
@@ -86,6 +119,9 @@ func routeTo(n *corev1.Node) error {
 	gw := internalIP(n)
 	if gw == nil {
 		return fmt.Errorf("node has no InternalIP yet")
+	}
+	if len(n.Spec.PodCIDRs) == 0 {
+		return fmt.Errorf("node has no pod CIDR yet")
 	}
 	for _, c := range n.Spec.PodCIDRs {
 		_, dst, err := net.ParseCIDR(c)

@@ -1,0 +1,99 @@
+package restart
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/podlifecycle/conformance/framework/examples"
+	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/observe"
+)
+
+var _ = Describe("The docs' restart examples", func() {
+	It("web-server (Always) restarts nginx after it exits cleanly", Label("RS-3"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		tl := env.Run(ctx, ns, examples.WebServer())
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveContainerState("nginx", "Running", ""))
+		_, err := env.Exec(ctx, ns, "web-server", "nginx", "nginx", "-s", "quit") // graceful stop: exit 0
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(firstRestartBound).Should(And(
+			HaveContainerRestarts("nginx", 1), HaveContainerState("nginx", "Running", ""), lastReason("nginx", "Completed")))
+	})
+
+	It("Job data-processor (OnFailure, exit 0) completes without a restart", Label("RS-3"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		job, err := env.Client.BatchV1().Jobs(ns).Create(ctx, examples.DataProcessor(), metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func(ctx SpecContext) []batchv1.JobCondition {
+			j, err := env.Client.BatchV1().Jobs(ns).Get(ctx, job.Name, metav1.GetOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			return j.Status.Conditions
+		}).WithContext(ctx).WithTimeout(podStartBound).Should(ContainElement(And(
+			HaveField("Type", batchv1.JobComplete), HaveField("Status", corev1.ConditionTrue))))
+		pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "batch.kubernetes.io/job-name=" + job.Name})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(pods.Items).To(HaveLen(1), "one pod: no retry was needed")
+		Expect(&pods.Items[0]).To(And(HavePhase(corev1.PodSucceeded), HaveContainerRestarts("processor", 0)))
+	})
+
+	It("app-with-sidecar: the sidecar restarts on its own under pod restartPolicy OnFailure while the main container keeps running",
+		Label("RS-5"), func(ctx SpecContext) {
+			ns := env.Namespace(ctx)
+			pod := examples.AppWithSidecar()
+			// The change the statement needs: a sidecar that exits 0 every 2 s. Under the
+			// pod's OnFailure a regular container exiting 0 would stay stopped.
+			pod.Spec.InitContainers[0].Image = "busybox:1.28"
+			pod.Spec.InitContainers[0].Command = []string{"sh", "-c", "sleep 2; exit 0"}
+			tl := env.Run(ctx, ns, pod)
+			// Two restarts: the first at once, the second after the 10 s backoff, each
+			// after 2 s of running; plus the pod start.
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+2*2*time.Second+10*time.Second+firstRestartBound).Should(
+				HaveContainerRestarts("logging-sidecar", BeNumerically(">=", 2)))
+			Expect(tl.Pod()).To(And(HavePhase(corev1.PodRunning), HaveContainerRestarts("main-app", 0), HaveContainerState("main-app", "Running", "")))
+		})
+})
+
+var _ = Describe("Init containers", func() {
+	It("run once when they succeed", Label("RS-4"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		p := pod("init-ok", corev1.RestartPolicyAlways, container("main", "mark start; sleep 3600"))
+		p.Spec.InitContainers = []corev1.Container{container("init", "mark ran; exit 0")}
+		p = observe.WithMarkers(p)
+		tl := env.Run(ctx, ns, p)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveContainerState("main", "Running", ""))
+		Expect(tl.Pod()).To(And(HaveContainerRestarts("init", 0), HaveContainerState("init", "Terminated", "Completed")))
+		ms := markersOf(ctx, ns, p.Name, "main")
+		Expect(eventsOf(ms, "init")).To(Equal([]string{"ran"}))
+	})
+
+	DescribeTable("are restarted after a failure unless the pod's policy is Never", Label("RS-4"),
+		func(ctx SpecContext, policy corev1.RestartPolicy, want types.GomegaMatcher) {
+			ns := env.Namespace(ctx)
+			p := pod("init-fails", policy, container("main", "sleep 3600"))
+			p.Spec.InitContainers = []corev1.Container{container("init", "exit 1")}
+			tl := env.Run(ctx, ns, p)
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + firstRestartBound).Should(want)
+			Expect(tl.Pod()).To(HaveContainerState("main", "Waiting", "PodInitializing"))
+		},
+		Entry("Always", corev1.RestartPolicyAlways, And(HaveContainerRestarts("init", BeNumerically(">=", 1)), HavePhase(corev1.PodPending))),
+		Entry("OnFailure", corev1.RestartPolicyOnFailure, And(HaveContainerRestarts("init", BeNumerically(">=", 1)), HavePhase(corev1.PodPending))),
+		Entry("Never: the pod fails", corev1.RestartPolicyNever, And(HavePhase(corev1.PodFailed), HaveContainerRestarts("init", 0))),
+	)
+})
+
+func eventsOf(ms []observe.Marker, container string) []string {
+	var out []string
+	for _, m := range ms {
+		if m.Container == container {
+			out = append(out, m.Event)
+		}
+	}
+	return out
+}
+

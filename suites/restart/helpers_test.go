@@ -1,0 +1,58 @@
+package restart
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/podlifecycle/conformance/framework/observe"
+)
+
+// podStartBound bounds the start of a pod whose images are on the node (see
+// suites/lifecycle): seconds on kind, 60 s on a loaded 2-core machine.
+const podStartBound = 60 * time.Second
+
+// firstRestartBound: the kubelet restarts a container at once after its first exit
+// (RS-6); the bound is the container's start latency on a loaded machine.
+const firstRestartBound = 20 * time.Second
+
+func container(name, script string) corev1.Container {
+	return corev1.Container{Name: name, Image: "busybox:1.28", Command: []string{"sh", "-c", observe.MarkShell(name) + script}}
+}
+
+func pod(name string, policy corev1.RestartPolicy, containers ...corev1.Container) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       corev1.PodSpec{RestartPolicy: policy, Containers: containers, TerminationGracePeriodSeconds: ptr(int64(1))},
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// lastTerminationReason is the reason of a container's lastState, or "".
+func lastTerminationReason(p *corev1.Pod, name string) string {
+	if p == nil {
+		return ""
+	}
+	for _, s := range append(p.Status.ContainerStatuses, p.Status.InitContainerStatuses...) {
+		if s.Name == name && s.LastTerminationState.Terminated != nil {
+			return s.LastTerminationState.Terminated.Reason
+		}
+	}
+	return ""
+}
+
+// markersOf reads the pod's shared marker file through a running container.
+func markersOf(ctx context.Context, ns, pod, via string) []observe.Marker {
+	GinkgoHelper()
+	out, err := env.Exec(ctx, ns, pod, via, "cat", observe.MarkerDir+"/markers")
+	Expect(err).NotTo(HaveOccurred())
+	ms, err := observe.ParseMarkers(strings.NewReader(out))
+	Expect(err).NotTo(HaveOccurred())
+	return ms
+}

@@ -1,0 +1,90 @@
+package restart
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	. "github.com/podlifecycle/conformance/framework/match"
+)
+
+// Scenarios of RS-2: what the containers do.
+func exits(code string) []corev1.Container {
+	return []corev1.Container{container("main", "mark start; exit "+code)}
+}
+
+func oneOfTwoFails() []corev1.Container {
+	// "other" outlives several restarts of "main", then exits 0.
+	return []corev1.Container{container("main", "mark start; exit 1"), container("other", "mark start; sleep 8; exit 0")}
+}
+
+func oomKilled() []corev1.Container {
+	c := container("main", "mark start; tail /dev/zero") // tail buffers an endless line: memory grows until killed
+	c.Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("16Mi")}
+	return []corev1.Container{c}
+}
+
+var (
+	restarted = func(reason string) types.GomegaMatcher {
+		return And(HaveContainerRestarts("main", BeNumerically(">=", 1)), HavePhase(corev1.PodRunning), lastReason("main", reason))
+	}
+	notRestarted = func(phase corev1.PodPhase, reason string) types.GomegaMatcher {
+		return And(HavePhase(phase), HaveContainerRestarts("main", 0), HaveContainerState("main", "Terminated", reason))
+	}
+)
+
+var _ = Describe("Restart policy", func() {
+	It("defaults to Always", Label("RS-1"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		p := pod("no-policy", "", container("main", "mark start; exit 0"))
+		tl := env.Run(ctx, ns, p)
+		created, err := env.Client.CoreV1().Pods(ns).Get(ctx, p.Name, metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(created.Spec.RestartPolicy).To(Equal(corev1.RestartPolicyAlways))
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+firstRestartBound).Should(restarted("Completed"),
+			"an exit 0 is restarted, as Always does")
+	})
+
+	DescribeTable("decides by exit code whether a container restarts, and the pod phase follows",
+		Label("RS-2"), func(ctx SpecContext, policy corev1.RestartPolicy, containers []corev1.Container, want types.GomegaMatcher) {
+			ns := env.Namespace(ctx)
+			tl := env.Run(ctx, ns, pod("policy", policy, containers...))
+			// Restarts come at once after the first exit; terminal phases follow the
+			// exits; a 16Mi limit is reached in well under a second.
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + firstRestartBound).Should(want)
+		},
+		Entry("exit 0, Always: restarted, Running", corev1.RestartPolicyAlways, exits("0"), restarted("Completed")),
+		Entry("exit 0, OnFailure: Succeeded", corev1.RestartPolicyOnFailure, exits("0"), notRestarted(corev1.PodSucceeded, "Completed")),
+		Entry("exit 0, Never: Succeeded", corev1.RestartPolicyNever, exits("0"), notRestarted(corev1.PodSucceeded, "Completed")),
+		Entry("exit 1, Always: restarted, Running", corev1.RestartPolicyAlways, exits("1"), restarted("Error")),
+		Entry("exit 1, OnFailure: restarted, Running", corev1.RestartPolicyOnFailure, exits("1"), restarted("Error")),
+		Entry("exit 1, Never: Failed", corev1.RestartPolicyNever, exits("1"), notRestarted(corev1.PodFailed, "Error")),
+		Entry("one of two exits 1, Always: it restarts, Running", corev1.RestartPolicyAlways, oneOfTwoFails(), And(restarted("Error"), HaveContainerRestarts("other", 0))),
+		Entry("one of two exits 1, OnFailure: it restarts, Running", corev1.RestartPolicyOnFailure, oneOfTwoFails(), And(restarted("Error"), HaveContainerRestarts("other", 0))),
+		Entry("OOM-killed, Always: restarted, Running", corev1.RestartPolicyAlways, oomKilled(), restarted("OOMKilled")),
+		Entry("OOM-killed, OnFailure: restarted, Running", corev1.RestartPolicyOnFailure, oomKilled(), restarted("OOMKilled")),
+		Entry("OOM-killed, Never: Failed", corev1.RestartPolicyNever, oomKilled(), notRestarted(corev1.PodFailed, "OOMKilled")),
+	)
+
+	It("under Never, keeps the pod Running while the other container runs, and Failed once all have exited", Label("RS-2"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		tl := env.Run(ctx, ns, pod("one-fails-never", corev1.RestartPolicyNever, oneOfTwoFails()...))
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(And(
+			HaveContainerState("main", "Terminated", "Error"), HaveContainerState("other", "Running", "")))
+		Expect(tl.Pod()).To(HavePhase(corev1.PodRunning))
+		// "other" sleeps 8 s after it starts.
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(8*time.Second + 10*time.Second).Should(HavePhase(corev1.PodFailed))
+		Expect(tl.Pod()).To(And(HaveContainerRestarts("main", 0), HaveContainerState("other", "Terminated", "Completed")))
+		Expect(tl.Phases()).To(Equal([]corev1.PodPhase{corev1.PodPending, corev1.PodRunning, corev1.PodFailed}))
+	})
+})
+
+// lastReason matches a pod whose container's lastState is Terminated with reason.
+func lastReason(name, reason string) types.GomegaMatcher {
+	return WithTransform(func(p *corev1.Pod) string { return lastTerminationReason(p, name) }, Equal(reason))
+}

@@ -1,0 +1,95 @@
+package restart
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/podlifecycle/conformance/framework/examples"
+	"github.com/podlifecycle/conformance/framework/facts"
+	. "github.com/podlifecycle/conformance/framework/match"
+)
+
+// The docs' restart-rules containers sleep 10 s before they exit.
+const docsSleep = 10 * time.Second
+
+var _ = Describe("Container restart rules", Label("ContainerRestartRules"), func() {
+	BeforeEach(func() { env.Require(facts.APIServerGate("ContainerRestartRules", true), facts.KubeletGate("ContainerRestartRules", true, "")) })
+
+	It("on-failure-pod: the try-once container runs once while the other restarts on failure", Label("RS-9"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		pod := examples.OnFailurePod()
+		// The change the statement needs: the second container fails after 2 s instead
+		// of after 30 minutes, so its restart can be seen.
+		pod.Spec.Containers[1].Command = []string{"sh", "-c", `echo "Keep restarting" && sleep 2 && exit 1`}
+		tl := env.Run(ctx, ns, pod)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+docsSleep+firstRestartBound).Should(And(
+			HaveContainerState("try-once-container", "Terminated", "Error"), HaveContainerRestarts("on-failure-container", BeNumerically(">=", 1))))
+		Expect(tl.Pod()).To(And(HaveContainerRestarts("try-once-container", 0), HavePhase(corev1.PodRunning)))
+	})
+
+	It("fail-pod-if-init-fails: an init container with restartPolicy Never that fails fails the pod", Label("RS-9"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		tl := env.Run(ctx, ns, examples.FailPodIfInitFails())
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + docsSleep + firstRestartBound).Should(HavePhase(corev1.PodFailed))
+		Expect(tl.Pod()).To(And(HaveContainerRestarts("init-once", 0), HaveContainerState("init-once", "Terminated", "Error"),
+			HaveContainerState("main-container", "Waiting", "PodInitializing")))
+	})
+
+	DescribeTable("restart-on-exit-codes restarts its container only on exit 42", Label("RS-9", "RS-10"),
+		func(ctx SpecContext, code string, restarts bool) {
+			ns := env.Namespace(ctx)
+			pod := examples.RestartOnExitCodes()
+			// The change the statement needs: exit after 1 s with the code under test.
+			pod.Spec.Containers[0].Command = []string{"sh", "-c", "sleep 1 && exit " + code}
+			tl := env.Run(ctx, ns, pod)
+			if restarts {
+				Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+firstRestartBound).Should(
+					HaveContainerRestarts("restart-on-exit-codes", BeNumerically(">=", 1)))
+				Expect(tl.Pod()).To(HavePhase(corev1.PodRunning))
+				return
+			}
+			// No rule matches: the container's own restartPolicy Never applies (RS-10).
+			want := corev1.PodSucceeded
+			if code != "0" {
+				want = corev1.PodFailed
+			}
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(want))
+			Expect(tl.Pod()).To(HaveContainerRestarts("restart-on-exit-codes", 0))
+		},
+		Entry("exit 42: restarted", "42", true),
+		Entry("exit 0: not restarted, Succeeded", "0", false),
+		Entry("exit 3: no rule matches, the container policy Never applies, Failed", "3", false),
+	)
+
+	It("apply the first matching rule, in order", Label("RS-10"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		c := container("main", "mark start; sleep 1; exit 7")
+		// Rule 1 matches exit 7 and says Restart; rule 2 would also match and say
+		// RestartAllContainers, which would restart "other" too.
+		c.RestartPolicyRules = []corev1.ContainerRestartRule{
+			{Action: corev1.ContainerRestartRuleActionRestart, ExitCodes: &corev1.ContainerRestartRuleOnExitCodes{Operator: corev1.ContainerRestartRuleOnExitCodesOpIn, Values: []int32{7}}},
+			{Action: corev1.ContainerRestartRuleActionRestartAllContainers, ExitCodes: &corev1.ContainerRestartRuleOnExitCodes{Operator: corev1.ContainerRestartRuleOnExitCodesOpIn, Values: []int32{7}}},
+		}
+		c.RestartPolicy = ptr(corev1.ContainerRestartPolicyNever)
+		tl := env.Run(ctx, ns, pod("first-match", corev1.RestartPolicyNever, c, container("other", "sleep 3600")))
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+firstRestartBound).Should(HaveContainerRestarts("main", BeNumerically(">=", 1)))
+		Expect(tl.Pod()).To(HaveContainerRestarts("other", 0), "the second rule (RestartAllContainers) did not apply")
+		for _, p := range tl.Pods() {
+			Expect(p).NotTo(HaveCondition(corev1.AllContainersRestarting, corev1.ConditionTrue, ""))
+		}
+	})
+
+	It("are rejected by the API on a container without its own restartPolicy", Label("RS-10"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		pod := examples.RestartOnExitCodes()
+		pod.Spec.Containers[0].RestartPolicy = nil
+		_, err := env.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
+		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want 422 Invalid, got %v", err)
+		Expect(err.Error()).To(ContainSubstring("restartPolicyRules"))
+	})
+})

@@ -15,19 +15,30 @@ import (
 	"github.com/podlifecycle/conformance/framework/observe"
 )
 
-// Tolerance model of a measured restart delay (exit of instance n, as the container's
-// last marker, to the start of instance n+1, as its first marker; both read from the
-// host clock in milliseconds):
-//   - early: the kubelet restarts once now − finishedAt ≥ backoff (flowcontrol.Backoff
-//     IsInBackOffSince), and finishedAt is after our exit marker; only the marker's own
-//     latency (fork of adjtimex+awk, a few ms) can make a delay look shorter: 100 ms.
-//   - late: a v1.37 kubelet re-syncs the pod when the backoff expires; the new container
-//     is then created and started by containerd, and the shell writes its marker:
-//     observed here 0.2–1.5 s on an idle 2-core machine. 3 s covers a loaded one.
+// Tolerance model of a measured restart delay d (exit of instance n, as the
+// container's last marker, to the start of instance n+1, as its first marker; both
+// from the host clock, in milliseconds) for a backoff b, from the v1.37.2 kubelet:
+//   - early: the kubelet restarts only once now − finishedAt ≥ b (flowcontrol.Backoff
+//     IsInBackOffSince), and finishedAt comes after our exit marker; only the marker's
+//     own latency (fork of adjtimex+awk, a few ms) can make d look shorter: 100 ms.
+//   - late: the sync that finds the container in backoff requeues the pod worker at
+//     wait.Jitter(remaining, 0.5) (pod_workers.go completeWork,
+//     workerBackOffPeriodJitterFactor = 0.5), i.e. up to 1.5 × b after the exit; then
+//     containerd creates and starts the container and the shell writes its marker,
+//     0.2–1.5 s on this 2-core machine: startLatency = 3 s covers it under load.
+//     So d ≤ 1.5·b + 3 s, for b up to the kubelet's 1 min resync interval.
+//
+// The docs give the delays as exactly 10 s, 20 s, 40 s; the jitter is reported as
+// drift with the measured values.
 const (
 	earlyTolerance = 100 * time.Millisecond
-	lateTolerance  = 3 * time.Second
+	startLatency   = 3 * time.Second
+	requeueJitter  = 0.5
 )
+
+func lateTolerance(b time.Duration) time.Duration {
+	return time.Duration(float64(b)*requeueJitter) + startLatency
+}
 
 // delays measures exit→next-start of container in the shared marker file: the
 // container writes "start" first and "exit" last in each run.
@@ -70,7 +81,7 @@ func expectBackoff(ctx SpecContext, profile string, expected []time.Duration) {
 	tl := env.Run(ctx, ns, crashLooper(profile))
 	var total time.Duration
 	for _, d := range expected {
-		total += d + lateTolerance
+		total += d + lateTolerance(d)
 	}
 	Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+total).Should(
 		HaveContainerRestarts("crasher", BeNumerically(">=", len(expected))))
@@ -87,9 +98,10 @@ func expectBackoff(ctx SpecContext, profile string, expected []time.Duration) {
 		table = append(table, fmt.Sprintf("%d: expected %dms measured %dms", i+1, want.Milliseconds(), measured[i].Milliseconds()))
 	}
 	AddReportEntry("restart delays (ms) "+profile, table)
+	AddReportEntry("drift: restart delays carry the pod worker's requeue jitter (up to +50%)", table)
 	for i, want := range expected {
-		Expect(measured[i]).To(BeNumerically(">=", want-earlyTolerance), "delay %d: %v\n%s", i+1, table, tl)
-		Expect(measured[i]).To(BeNumerically("<=", want+lateTolerance), "delay %d: %v\n%s", i+1, table, tl)
+		Expect(measured[i]).To(BeNumerically(">=", want-earlyTolerance), "delay %d too short: %v\n%s", i+1, table, tl)
+		Expect(measured[i]).To(BeNumerically("<=", want+lateTolerance(want)), "delay %d too long: %v\n%s", i+1, table, tl)
 	}
 	reportCrashLoopBackOff(tl)
 }

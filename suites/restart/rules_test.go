@@ -90,6 +90,6 @@ var _ = Describe("Container restart rules", Label("ContainerRestartRules"), func
 		pod.Spec.Containers[0].RestartPolicy = nil
 		_, err := env.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
 		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want 422 Invalid, got %v", err)
-		Expect(err.Error()).To(ContainSubstring("restartPolicyRules"))
+		Expect(err.Error()).To(ContainSubstring("must specify restartPolicy when restart rules are used"))
 	})
 })

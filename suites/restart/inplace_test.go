@@ -1,0 +1,109 @@
+package restart
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/podlifecycle/conformance/framework/cluster"
+	"github.com/podlifecycle/conformance/framework/examples"
+	"github.com/podlifecycle/conformance/framework/facts"
+	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/observe"
+)
+
+var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerExits"), func() {
+	It("ml-worker: the watcher's exit 88 restarts every container in place, keeping UID, IP and volumes", Label("RS-11", "DF-2"), func(ctx SpecContext) {
+		env.Require(facts.KubeletGate("RestartAllContainersOnContainerExits", true, "defaults"))
+		ns := env.Namespace(ctx)
+		pod := observe.WithMarkers(examples.MLWorker())
+		// The changes the statement needs, each visible here:
+		// - every container writes markers, so the order of starts can be checked;
+		// - the watcher exits 88 only on its first run (an emptyDir flag, which must
+		//   survive the in-place restart), after 3 s instead of 60 s;
+		// - the main container has a preStop hook and a TERM trap, both writing markers,
+		//   which an in-place restart must not run (no preStop, no grace period);
+		// - it runs on the worker whose kubelet has the gate on (DF-2 also sends it only
+		//   to nodes declaring the feature).
+		setup, watcher, main := &pod.Spec.InitContainers[0], &pod.Spec.InitContainers[1], &pod.Spec.Containers[0]
+		setup.Command = []string{"sh", "-c", observe.MarkShell("setup-environment") + `mark start; echo "Setting up environment"`}
+		watcher.Command = []string{"sh", "-c", observe.MarkShell("watcher-sidecar") +
+			`mark start; if [ ! -f /markers/restarted-once ]; then touch /markers/restarted-once; sleep 3; mark exit-88; exit 88; fi; exec sleep 3600`}
+		main.Command = []string{"sh", "-c", observe.MarkShell("main-application") +
+			`mark start; trap "mark term; exit 0" TERM; echo "Application is running"; while true; do sleep 0.2; done`}
+		main.Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{
+			Command: []string{"sh", "-c", observe.MarkShell("main-application") + "mark prestop"}}}}
+		pod.Spec.TerminationGracePeriodSeconds = ptr(int64(30))
+		pod.Spec.NodeSelector = map[string]string{cluster.ProfileLabel: "defaults"}
+
+		tl := env.Run(ctx, ns, pod)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveContainerState("main-application", "Running", ""))
+		first := tl.Pod()
+		// The watcher exits 3 s after it starts; the restart of every container then
+		// takes a few seconds; 30 s bounds it on a loaded machine.
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(3*time.Second+30*time.Second).Should(And(
+			HaveContainerRestarts("main-application", 1), HaveContainerState("main-application", "Running", "")))
+		after := tl.Pod()
+
+		By("UID, pod IP and the emptyDir's content are kept")
+		Expect(after.UID).To(Equal(first.UID))
+		Expect(after.Status.PodIP).To(Equal(first.Status.PodIP))
+		ms := markersOf(ctx, ns, pod.Name, "main-application")
+		Expect(eventsOf(ms, "watcher-sidecar")).To(Equal([]string{"start", "exit-88", "start"}),
+			"the watcher saw its flag file after the restart: the emptyDir survived")
+
+		By("no preStop and no TERM for the running containers")
+		Expect(eventsOf(ms, "main-application")).To(Equal([]string{"start", "start"}), "markers: %v", ms)
+
+		By("init containers run again in order, then the sidecar, then the main container")
+		var second []string
+		exitAt, _ := observe.Find(ms, "watcher-sidecar", "exit-88")
+		for _, m := range ms {
+			if m.At.After(exitAt.At) && m.Event == "start" {
+				second = append(second, m.Container)
+			}
+		}
+		Expect(second).To(Equal([]string{"setup-environment", "watcher-sidecar", "main-application"}))
+		Expect(after).To(And(HaveContainerRestarts("watcher-sidecar", 1), HaveContainerRestarts("setup-environment", 1)))
+
+		By("a pod condition is True while restarting and False afterwards")
+		var seen []string
+		for _, p := range tl.Pods() {
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.AllContainersRestarting {
+					s := fmt.Sprintf("%s=%s", c.Type, c.Status)
+					if len(seen) == 0 || seen[len(seen)-1] != s {
+						seen = append(seen, s)
+					}
+				}
+			}
+		}
+		Expect(seen).To(ContainElements("AllContainersRestarting=True", "AllContainersRestarting=False"), "conditions seen: %v\n%s", seen, tl)
+		Expect(seen[len(seen)-1]).To(Equal("AllContainersRestarting=False"))
+		for _, p := range tl.Pods() {
+			for _, c := range p.Status.Conditions {
+				Expect(string(c.Type)).NotTo(Equal("PodRestartInPlace"))
+			}
+		}
+		AddReportEntry("drift: in-place restart condition", fmt.Sprintf("docs name PodRestartInPlace; the cluster reports %v", seen))
+	})
+
+	It("restarts containers that had completed too, overriding the pod's restartPolicy Never", Label("RS-11"), func(ctx SpecContext) {
+		env.Require(facts.KubeletGate("RestartAllContainersOnContainerExits", true, "defaults"))
+		ns := env.Namespace(ctx)
+		trigger := container("trigger", `mark start; if [ ! -f /markers/once ]; then touch /markers/once; sleep 4; exit 88; fi; exec sleep 3600`)
+		trigger.RestartPolicy = ptr(corev1.ContainerRestartPolicyNever)
+		trigger.RestartPolicyRules = []corev1.ContainerRestartRule{{Action: corev1.ContainerRestartRuleActionRestartAllContainers,
+			ExitCodes: &corev1.ContainerRestartRuleOnExitCodes{Operator: corev1.ContainerRestartRuleOnExitCodesOpIn, Values: []int32{88}}}}
+		p := observe.WithMarkers(pod("completes", corev1.RestartPolicyNever, container("done-early", "mark start; exit 0"), trigger))
+		p.Spec.NodeSelector = map[string]string{cluster.ProfileLabel: "defaults"}
+		tl := env.Run(ctx, ns, p)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveContainerState("done-early", "Terminated", "Completed"))
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(4*time.Second+30*time.Second).Should(And(
+			HaveContainerRestarts("done-early", 1), HaveContainerRestarts("trigger", 1)))
+		Expect(tl.Pod()).To(HavePhase(corev1.PodRunning))
+	})
+})

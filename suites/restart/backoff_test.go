@@ -83,7 +83,7 @@ func expectBackoff(ctx SpecContext, profile string, expected []time.Duration) {
 	for _, d := range expected {
 		total += d + lateTolerance(d)
 	}
-	Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+total).Should(
+	Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + total).Should(
 		HaveContainerRestarts("crasher", BeNumerically(">=", len(expected))))
 	ms := markersOf(ctx, ns, "crash-loop", "observer")
 	measured := delays(ms, "crasher")

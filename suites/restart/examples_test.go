@@ -53,7 +53,7 @@ var _ = Describe("The docs' restart examples", func() {
 			tl := env.Run(ctx, ns, pod)
 			// Two restarts: the first at once, the second after the 10 s backoff, each
 			// after 2 s of running; plus the pod start.
-			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+2*2*time.Second+10*time.Second+firstRestartBound).Should(
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + 2*2*time.Second + 10*time.Second + firstRestartBound).Should(
 				HaveContainerRestarts("logging-sidecar", BeNumerically(">=", 2)))
 			Expect(tl.Pod()).To(And(HavePhase(corev1.PodRunning), HaveContainerRestarts("main-app", 0), HaveContainerState("main-app", "Running", "")))
 		})
@@ -96,4 +96,3 @@ func eventsOf(ms []observe.Marker, container string) []string {
 	}
 	return out
 }
-

@@ -52,7 +52,7 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 		first := tl.Pod()
 		// The watcher exits 3 s after it starts; the restart of every container then
 		// takes a few seconds; 30 s bounds it on a loaded machine.
-		Eventually(tl.Pod).WithContext(ctx).WithTimeout(3*time.Second+30*time.Second).Should(And(
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(3*time.Second + 30*time.Second).Should(And(
 			HaveContainerRestarts("main-application", 1), HaveContainerState("main-application", "Running", "")))
 		after := tl.Pod()
 
@@ -126,7 +126,7 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 		p.Spec.NodeSelector = map[string]string{cluster.ProfileLabel: "defaults"}
 		tl := env.Run(ctx, ns, p)
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveContainerState("done-early", "Terminated", "Completed"))
-		Eventually(tl.Pod).WithContext(ctx).WithTimeout(4*time.Second+30*time.Second).Should(And(
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(4*time.Second + 30*time.Second).Should(And(
 			HaveContainerRestarts("done-early", 1), HaveContainerRestarts("trigger", 1)))
 		Expect(tl.Pod()).To(HavePhase(corev1.PodRunning))
 	})

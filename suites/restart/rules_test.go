@@ -18,7 +18,9 @@ import (
 const docsSleep = 10 * time.Second
 
 var _ = Describe("Container restart rules", Label("ContainerRestartRules"), func() {
-	BeforeEach(func() { env.Require(facts.APIServerGate("ContainerRestartRules", true), facts.KubeletGate("ContainerRestartRules", true, "")) })
+	BeforeEach(func() {
+		env.Require(facts.APIServerGate("ContainerRestartRules", true), facts.KubeletGate("ContainerRestartRules", true, ""))
+	})
 
 	It("on-failure-pod: the try-once container runs once while the other restarts on failure", Label("RS-9"), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
@@ -27,7 +29,7 @@ var _ = Describe("Container restart rules", Label("ContainerRestartRules"), func
 		// of after 30 minutes, so its restart can be seen.
 		pod.Spec.Containers[1].Command = []string{"sh", "-c", `echo "Keep restarting" && sleep 2 && exit 1`}
 		tl := env.Run(ctx, ns, pod)
-		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+docsSleep+firstRestartBound).Should(And(
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + docsSleep + firstRestartBound).Should(And(
 			HaveContainerState("try-once-container", "Terminated", "Error"), HaveContainerRestarts("on-failure-container", BeNumerically(">=", 1))))
 		Expect(tl.Pod()).To(And(HaveContainerRestarts("try-once-container", 0), HavePhase(corev1.PodRunning)))
 	})
@@ -48,7 +50,7 @@ var _ = Describe("Container restart rules", Label("ContainerRestartRules"), func
 			pod.Spec.Containers[0].Command = []string{"sh", "-c", "sleep 1 && exit " + code}
 			tl := env.Run(ctx, ns, pod)
 			if restarts {
-				Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+firstRestartBound).Should(
+				Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + firstRestartBound).Should(
 					HaveContainerRestarts("restart-on-exit-codes", BeNumerically(">=", 1)))
 				Expect(tl.Pod()).To(HavePhase(corev1.PodRunning))
 				return
@@ -77,7 +79,7 @@ var _ = Describe("Container restart rules", Label("ContainerRestartRules"), func
 		}
 		c.RestartPolicy = ptr(corev1.ContainerRestartPolicyNever)
 		tl := env.Run(ctx, ns, pod("first-match", corev1.RestartPolicyNever, c, container("other", "sleep 3600")))
-		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+firstRestartBound).Should(HaveContainerRestarts("main", BeNumerically(">=", 1)))
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + firstRestartBound).Should(HaveContainerRestarts("main", BeNumerically(">=", 1)))
 		Expect(tl.Pod()).To(HaveContainerRestarts("other", 0), "the second rule (RestartAllContainers) did not apply")
 		for _, p := range tl.Pods() {
 			Expect(p).NotTo(HaveCondition(corev1.AllContainersRestarting, corev1.ConditionTrue, ""))

@@ -9,7 +9,7 @@ KIND     := go tool kind
 ARTIFACTS := _artifacts
 # Suites that have specs, in run order; each is a directory under suites/. The cluster
 # suite checks the clusters themselves (networking, DNS, logs, exec, per-node gates).
-SUITES   := cluster lifecycle restart
+SUITES   := cluster lifecycle restart restart/profiles
 
 FOCUS ?=
 # Slow statements (minutes each) run only when asked for: LABELS=Slow.
@@ -42,9 +42,13 @@ e2e: images
 		$(addprefix ./suites/,$(SUITES)); \
 	go run ./framework/cluster/cmd/delete-run-clusters
 
+# e2e-<suite> runs suites/<suite> and the suites below it (e2e-restart: restart and
+# restart/profiles).
 $(addprefix e2e-,$(SUITES)): e2e-%: images
 	@mkdir -p $(ARTIFACTS)
-	$(GINKGO) $(GINKGO_FLAGS) --json-report=$*.json --junit-report=$*-junit.xml ./suites/$*
+	export E2E_RUN_ID=$$(date +%s%N); \
+	$(GINKGO) $(GINKGO_FLAGS) --json-report=$(subst /,-,$*).json --junit-report=$(subst /,-,$*)-junit.xml ./suites/$*/...; \
+	go run ./framework/cluster/cmd/delete-run-clusters
 
 # Deletes every kind cluster the suites made (their names start with plc-) and the
 # artifacts; images and build caches stay.

@@ -3,7 +3,10 @@ package cluster
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,18 +85,52 @@ func NewKind(configPath string, o KindOptions) (*Kind, error) {
 func (k *Kind) withNodeImages() (v1alpha4.Cluster, []string, error) {
 	cfg := k.config.Config // a copy: host adaptations never leak into the file's content
 	cfg.Nodes = slices.Clone(cfg.Nodes)
-	var ids []string
+	var salt []string
 	for i := range cfg.Nodes {
-		if cfg.Nodes[i].Image == "" {
-			cfg.Nodes[i].Image = k.opts.NodeImage
+		n := &cfg.Nodes[i]
+		if n.Image == "" {
+			n.Image = k.opts.NodeImage
 		}
-		id, err := imageID(cfg.Nodes[i].Image)
+		id, err := imageID(n.Image)
 		if err != nil {
 			return cfg, nil, err
 		}
-		ids = append(ids, id)
+		salt = append(salt, id)
+		// Relative host paths are relative to the config file; what they hold (kubelet
+		// patches) is part of the cluster's identity like the config itself.
+		n.ExtraMounts = slices.Clone(n.ExtraMounts)
+		for j := range n.ExtraMounts {
+			m := &n.ExtraMounts[j]
+			if !filepath.IsAbs(m.HostPath) {
+				m.HostPath = filepath.Join(filepath.Dir(k.config.Path), m.HostPath)
+			}
+			digest, err := treeDigest(m.HostPath)
+			if err != nil {
+				return cfg, nil, fmt.Errorf("kind config %s: extraMount %s: %w", k.config.Path, m.HostPath, err)
+			}
+			salt = append(salt, digest)
+		}
 	}
-	return cfg, ids, nil
+	return cfg, salt, nil
+}
+
+// treeDigest hashes the names and contents of the files under path.
+func treeDigest(path string) (string, error) {
+	h := sha256.New()
+	err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(path, p)
+		fmt.Fprintf(h, "%s\x00%d\x00", rel, len(b))
+		h.Write(b)
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil)), err
 }
 
 func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {

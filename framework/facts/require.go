@@ -120,3 +120,26 @@ func describe(have, known bool) string {
 		return "disabled"
 	}
 }
+
+// KubeletMaxRestartPeriod needs the worker of profile to run with
+// crashLoopBackOff.maxContainerRestartPeriod = want, as its /configz reports. A node
+// of that profile exists only because a kind config asked for it, so a different
+// value there is a misconfiguration.
+func KubeletMaxRestartPeriod(profile, want string) Requirement {
+	return maxRestartPeriod{profile, want}
+}
+
+type maxRestartPeriod struct{ profile, want string }
+
+func (m maxRestartPeriod) Check(f *Facts, _ cluster.Requested) (bool, string, bool) {
+	nodes := f.NodesWithLabel(cluster.ProfileLabel, m.profile)
+	if len(nodes) == 0 {
+		return false, fmt.Sprintf("needs a worker labelled %s=%s", cluster.ProfileLabel, m.profile), false
+	}
+	for _, n := range nodes {
+		if got := n.KubeletConfig.CrashLoopBackOff.MaxContainerRestartPeriod; got != m.want {
+			return false, fmt.Sprintf("kubelet of %s (profile %s) has crashLoopBackOff.maxContainerRestartPeriod %q in /configz, want %q", n.Name, m.profile, got, m.want), true
+		}
+	}
+	return true, "", false
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 
@@ -66,4 +67,14 @@ func (e *Env) NodeShell(ctx context.Context, node, script string) (string, error
 		return string(out), fmt.Errorf("on node %s: %s: %w: %s", node, script, err, out)
 	}
 	return string(out), nil
+}
+
+// MarkerFile reads the pod's shared marker file (observe.WithMarkers) through a
+// running container, via.
+func (e *Env) MarkerFile(ctx context.Context, ns, pod, via string) ([]observe.Marker, error) {
+	out, err := e.Exec(ctx, ns, pod, via, "cat", observe.MarkerDir+"/markers")
+	if err != nil {
+		return nil, err
+	}
+	return observe.ParseMarkers(strings.NewReader(out))
 }

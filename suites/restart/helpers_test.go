@@ -2,7 +2,6 @@ package restart
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -50,9 +49,7 @@ func lastTerminationReason(p *corev1.Pod, name string) string {
 // markersOf reads the pod's shared marker file through a running container.
 func markersOf(ctx context.Context, ns, pod, via string) []observe.Marker {
 	GinkgoHelper()
-	out, err := env.Exec(ctx, ns, pod, via, "cat", observe.MarkerDir+"/markers")
-	Expect(err).NotTo(HaveOccurred())
-	ms, err := observe.ParseMarkers(strings.NewReader(out))
+	ms, err := env.MarkerFile(ctx, ns, pod, via)
 	Expect(err).NotTo(HaveOccurred())
 	return ms
 }

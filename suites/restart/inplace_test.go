@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/podlifecycle/conformance/framework/backoff"
 	"github.com/podlifecycle/conformance/framework/cluster"
 	"github.com/podlifecycle/conformance/framework/examples"
 	"github.com/podlifecycle/conformance/framework/facts"
@@ -69,7 +70,7 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 		// The kubelet stops the containers with a grace period of 0, which it raises to
 		// its minimum of 2 s (kuberuntime minimumGracePeriodInSeconds), TERM first. The
 		// restart then starts three containers one after another (≤ 3 s each here, see
-		// suites/restart/backoff_test.go startLatency): far below the pod's 30 s.
+		// framework/backoff StartLatency): far below the pod's 30 s.
 		var restartedAt time.Time
 		for _, m := range ms {
 			if m.Container == "main-application" && m.Event == "start" && m.At.After(exitAt(ms)) {
@@ -78,7 +79,7 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 		}
 		took := restartedAt.Sub(exitAt(ms))
 		AddReportEntry("in-place restart: watcher exit → main-application start (ms)", took.Milliseconds())
-		Expect(took).To(BeNumerically("<", 2*time.Second+3*startLatency), "markers: %v", ms)
+		Expect(took).To(BeNumerically("<", 2*time.Second+3*backoff.StartLatency), "markers: %v", ms)
 		if slices.Contains(mainEvents, "term") {
 			AddReportEntry("drift: in-place restart sends TERM", "the docs say running containers stop without a grace period; the kubelet sends TERM and kills after its 2 s minimum grace period (markers: "+fmt.Sprint(ms)+")")
 		}

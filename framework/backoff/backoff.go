@@ -1,0 +1,78 @@
+// Package backoff measures crash-loop restart delays from container-written markers
+// and holds the tolerance model they are checked against.
+package backoff
+
+import (
+	"time"
+
+	"github.com/podlifecycle/conformance/framework/observe"
+)
+
+// Tolerance model of a measured restart delay d (exit of instance n, as the
+// container's last marker, to the start of instance n+1, as its first marker; both
+// from the host clock, in milliseconds) for a backoff b, from the v1.37.2 kubelet:
+//   - early: the kubelet restarts only once now − finishedAt ≥ b (flowcontrol.Backoff
+//     IsInBackOffSince), and finishedAt comes after the exit marker; only the marker's
+//     own latency (fork of adjtimex+awk, a few ms) can make d look shorter: 100 ms.
+//   - late: the sync that finds the container in backoff requeues the pod worker at
+//     wait.Jitter(remaining, 0.5) (pod_workers.go completeWork,
+//     workerBackOffPeriodJitterFactor = 0.5), i.e. up to 1.5 × b after the exit (a
+//     remaining time over the 1 min resync interval is first cut to it, which only
+//     shortens the wait); then containerd creates and starts the container and the
+//     shell writes its marker, 0.2–1.5 s on a 2-core machine: StartLatency = 3 s.
+//     So d ≤ 1.5·b + 3 s.
+//
+// The docs give the delays as exact doublings; the jitter is reported as drift with
+// the measured values.
+const (
+	EarlyTolerance = 100 * time.Millisecond
+	StartLatency   = 3 * time.Second
+	RequeueJitter  = 0.5
+)
+
+// LateTolerance is how much longer than b a delay may be.
+func LateTolerance(b time.Duration) time.Duration {
+	return time.Duration(float64(b)*RequeueJitter) + StartLatency
+}
+
+// Within reports whether a measured delay fits backoff b under the model.
+func Within(measured, b time.Duration) bool {
+	return measured >= b-EarlyTolerance && measured <= b+LateTolerance(b)
+}
+
+// Expected is the documented sequence of n delays: the first restart at once, then
+// initial, doubling, capped at max.
+func Expected(initial, max time.Duration, n int) []time.Duration {
+	out := make([]time.Duration, 0, n)
+	if n > 0 {
+		out = append(out, 0)
+	}
+	b := min(initial, max)
+	for len(out) < n {
+		out = append(out, b)
+		b = min(2*b, max)
+	}
+	return out
+}
+
+// Delays measures exit→next-start of container from markers: the container writes
+// "start" first and "exit" last in each run.
+func Delays(ms []observe.Marker, container string) []time.Duration {
+	var out []time.Duration
+	var lastExit time.Time
+	for _, m := range ms {
+		if m.Container != container {
+			continue
+		}
+		switch m.Event {
+		case "exit":
+			lastExit = m.At
+		case "start":
+			if !lastExit.IsZero() {
+				out = append(out, m.At.Sub(lastExit))
+				lastExit = time.Time{}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,69 @@
+package backoff
+
+import (
+	"testing"
+	"time"
+
+	"github.com/podlifecycle/conformance/framework/observe"
+)
+
+func TestExpected(t *testing.T) {
+	s := time.Second
+	cases := []struct {
+		initial, max time.Duration
+		n            int
+		want         []time.Duration
+	}{
+		{10 * s, 300 * s, 5, []time.Duration{0, 10 * s, 20 * s, 40 * s, 80 * s}},
+		{1 * s, 60 * s, 8, []time.Duration{0, 1 * s, 2 * s, 4 * s, 8 * s, 16 * s, 32 * s, 60 * s}},
+		{10 * s, 2 * s, 4, []time.Duration{0, 2 * s, 2 * s, 2 * s}},
+		{10 * s, 100 * s, 6, []time.Duration{0, 10 * s, 20 * s, 40 * s, 80 * s, 100 * s}},
+	}
+	for _, c := range cases {
+		got := Expected(c.initial, c.max, c.n)
+		if len(got) != len(c.want) {
+			t.Fatalf("Expected(%v, %v, %d) = %v", c.initial, c.max, c.n, got)
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("Expected(%v, %v, %d)[%d] = %v, want %v", c.initial, c.max, c.n, i, got[i], c.want[i])
+			}
+		}
+	}
+}
+
+func TestWithin(t *testing.T) {
+	s := time.Second
+	for _, c := range []struct {
+		measured, b time.Duration
+		ok          bool
+	}{
+		{12199 * time.Millisecond, 10 * s, true}, // measured on this project's cluster
+		{57966 * time.Millisecond, 40 * s, true}, // ditto: 1.45 × b
+		{9950 * time.Millisecond, 10 * s, true},  // within the marker latency
+		{9800 * time.Millisecond, 10 * s, false}, // restarted early
+		{18100 * time.Millisecond, 10 * s, false},
+		{575 * time.Millisecond, 0, true},
+		{3500 * time.Millisecond, 0, false},
+	} {
+		if Within(c.measured, c.b) != c.ok {
+			t.Errorf("Within(%v, %v) = %v", c.measured, c.b, !c.ok)
+		}
+	}
+}
+
+func TestDelays(t *testing.T) {
+	at := func(ms int64) time.Time { return time.UnixMilli(1796000000000 + ms) }
+	ms := []observe.Marker{
+		{At: at(0), Container: "c", Event: "start"},
+		{At: at(5), Container: "c", Event: "exit"},
+		{At: at(600), Container: "c", Event: "start"},
+		{At: at(606), Container: "other", Event: "start"},
+		{At: at(610), Container: "c", Event: "exit"},
+		{At: at(10710), Container: "c", Event: "start"},
+	}
+	got := Delays(ms, "c")
+	if len(got) != 2 || got[0] != 595*time.Millisecond || got[1] != 10100*time.Millisecond {
+		t.Fatalf("Delays = %v", got)
+	}
+}

@@ -1,0 +1,107 @@
+package backoff
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gmeasure"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/podlifecycle/conformance/framework/cluster"
+	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
+)
+
+// podStartBound: images are on the node; seconds on kind, 60 s on a loaded machine.
+const podStartBound = 60 * time.Second
+
+// CrashLooper is a pod whose "crasher" exits 1 right after it starts and whose
+// "observer" keeps the marker file readable between the crasher's runs; profile, if
+// set, pins it to the worker of that kubelet profile.
+func CrashLooper(profile string) *corev1.Pod {
+	crasher := corev1.Container{Name: "crasher", Image: "busybox:1.28",
+		Command: []string{"sh", "-c", observe.MarkShell("crasher") + "mark start; mark exit; exit 1"}}
+	observer := corev1.Container{Name: "observer", Image: "busybox:1.28", Command: []string{"sleep", "3600"}}
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "crash-loop"},
+		Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyAlways, Containers: []corev1.Container{crasher, observer},
+			TerminationGracePeriodSeconds: new(int64)},
+	}
+	if profile != "" {
+		p.Spec.NodeSelector = map[string]string{cluster.ProfileLabel: profile}
+	}
+	return observe.WithMarkers(p)
+}
+
+// Check runs a crash loop on the worker of profile until len(expected) delays are
+// measured, checks each against the tolerance model, and records expected and
+// measured values in the report (a gmeasure experiment and a table).
+func Check(ctx context.Context, env *suite.Env, profile string, expected []time.Duration) {
+	GinkgoHelper()
+	ns := env.Namespace(ctx)
+	tl := env.Run(ctx, ns, CrashLooper(profile))
+	var total time.Duration
+	for _, d := range expected {
+		total += d + LateTolerance(d)
+	}
+	Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+total).Should(
+		HaveContainerRestarts("crasher", BeNumerically(">=", len(expected))))
+	ms, err := env.MarkerFile(ctx, ns, "crash-loop", "observer")
+	Expect(err).NotTo(HaveOccurred())
+	measured := Delays(ms, "crasher")
+	Expect(len(measured)).To(BeNumerically(">=", len(expected)), "markers: %v", ms)
+	measured = measured[:len(expected)]
+
+	experiment := gmeasure.NewExperiment("restart delays on " + profile)
+	var table []string
+	for i, want := range expected {
+		experiment.RecordDuration(fmt.Sprintf("delay %d (expected %s)", i+1, want), measured[i])
+		table = append(table, fmt.Sprintf("%d: expected %dms measured %dms", i+1, want.Milliseconds(), measured[i].Milliseconds()))
+	}
+	AddReportEntry(experiment.Name, experiment)
+	AddReportEntry("restart delays (ms) on "+profile, table)
+	AddReportEntry("drift: restart delays carry the pod worker's requeue jitter (up to +50%)", table)
+	for i, want := range expected {
+		Expect(measured[i]).To(BeNumerically(">=", want-EarlyTolerance), "delay %d too short: %v\n%s", i+1, table, tl)
+		Expect(measured[i]).To(BeNumerically("<=", want+LateTolerance(want)), "delay %d too long: %v\n%s", i+1, table, tl)
+	}
+	checkCrashLoopBackOffSeen(tl)
+}
+
+// checkCrashLoopBackOffSeen checks RS-8 on the watch record: the container was seen
+// Waiting with reason CrashLoopBackOff during a backoff; it records for how long,
+// against how long it was seen Terminated (see DOC-DRIFT).
+func checkCrashLoopBackOffSeen(tl *observe.Timeline) {
+	GinkgoHelper()
+	var waiting, terminated time.Duration
+	entries := tl.Entries()
+	var prev *observe.Entry
+	for i := range entries {
+		e := &entries[i]
+		if e.Pod == nil {
+			continue
+		}
+		if prev != nil {
+			for _, s := range prev.Pod.Status.ContainerStatuses {
+				if s.Name != "crasher" || s.LastTerminationState.Terminated == nil {
+					continue
+				}
+				switch {
+				case s.State.Waiting != nil && s.State.Waiting.Reason == "CrashLoopBackOff":
+					waiting += e.Seen.Sub(prev.Seen)
+				case s.State.Terminated != nil:
+					terminated += e.Seen.Sub(prev.Seen)
+				}
+			}
+		}
+		prev = e
+	}
+	AddReportEntry("drift: status during backoff", fmt.Sprintf("Waiting(CrashLoopBackOff) %dms, Terminated %dms", waiting.Milliseconds(), terminated.Milliseconds()))
+	Expect(tl.Pods()).To(ContainElement(HaveContainerState("crasher", "Waiting", "CrashLoopBackOff")),
+		"RS-8: the container was never seen Waiting(CrashLoopBackOff):\n%s", tl)
+}

@@ -22,11 +22,16 @@ const podStartBound = 60 * time.Second
 
 // CrashLooper is a pod whose "crasher" exits 1 right after it starts and whose
 // "observer" keeps the marker file readable between the crasher's runs; profile, if
-// set, pins it to the worker of that kubelet profile.
+// set, pins it to the worker of that kubelet profile. The crasher's first run waits
+// for the observer to be up: the kubelet starts a pod's containers one after another
+// in one sync, and a crash during that sync would only be handled after it, adding
+// the observer's start to the first delay.
 func CrashLooper(profile string) *corev1.Pod {
 	crasher := corev1.Container{Name: "crasher", Image: "busybox:1.28",
-		Command: []string{"sh", "-c", observe.MarkShell("crasher") + "mark start; mark exit; exit 1"}}
-	observer := corev1.Container{Name: "observer", Image: "busybox:1.28", Command: []string{"sleep", "3600"}}
+		Command: []string{"sh", "-c", observe.MarkShell("crasher") +
+			"until [ -f " + observe.MarkerDir + "/observer-up ]; do sleep 0.05; done; mark start; mark exit; exit 1"}}
+	observer := corev1.Container{Name: "observer", Image: "busybox:1.28",
+		Command: []string{"sh", "-c", "touch " + observe.MarkerDir + "/observer-up; exec sleep 3600"}}
 	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "crash-loop"},
 		Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyAlways, Containers: []corev1.Container{crasher, observer},

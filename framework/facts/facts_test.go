@@ -88,6 +88,16 @@ func TestEvaluate(t *testing.T) {
 			t.Errorf("%s: got %+v", c.name, v)
 		}
 	}
+	f.Nodes[1].KubeletConfig.CrashLoopBackOff.MaxContainerRestartPeriod = "1m40s"
+	if v := Evaluate(f, none, KubeletMaxRestartPeriod("x-on", "100s")); v != (Verdict{}) {
+		t.Errorf("1m40s is 100s: %+v", v)
+	}
+	if v := Evaluate(f, none, KubeletMaxRestartPeriod("x-on", "2s")); v.Fail == "" {
+		t.Errorf("a profile node with another max is misconfigured: %+v", v)
+	}
+	if v := Evaluate(f, none, KubeletMaxRestartPeriod("absent", "2s")); v.Skip == "" {
+		t.Errorf("no node of the profile: skip, got %+v", v)
+	}
 	v := Evaluate(f, none, KubeletGate("X", true, "x-off"))
 	if !strings.Contains(v.Skip, "w2: disabled") {
 		t.Errorf("skip reason should say what each node reports, got %q", v.Skip)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/podlifecycle/conformance/framework/cluster"
 )
@@ -136,9 +137,15 @@ func (m maxRestartPeriod) Check(f *Facts, _ cluster.Requested) (bool, string, bo
 	if len(nodes) == 0 {
 		return false, fmt.Sprintf("needs a worker labelled %s=%s", cluster.ProfileLabel, m.profile), false
 	}
+	want, err := time.ParseDuration(m.want)
+	if err != nil {
+		return false, fmt.Sprintf("bad duration %q in the spec: %v", m.want, err), true
+	}
 	for _, n := range nodes {
-		if got := n.KubeletConfig.CrashLoopBackOff.MaxContainerRestartPeriod; got != m.want {
-			return false, fmt.Sprintf("kubelet of %s (profile %s) has crashLoopBackOff.maxContainerRestartPeriod %q in /configz, want %q", n.Name, m.profile, got, m.want), true
+		got := n.KubeletConfig.CrashLoopBackOff.MaxContainerRestartPeriod
+		// /configz renders durations as Go does ("1m40s" for 100s).
+		if d, err := time.ParseDuration(got); err != nil || d != want {
+			return false, fmt.Sprintf("kubelet of %s (profile %s) has crashLoopBackOff.maxContainerRestartPeriod %q in /configz, want %s", n.Name, m.profile, got, m.want), true
 		}
 	}
 	return true, "", false

@@ -78,6 +78,12 @@ var _ = Describe("DisruptionTarget", Serial, func() {
 		Eventually(preemptorTL.Pod).WithContext(ctx).WithTimeout(terminationBound + podStartBound).Should(HavePhase(corev1.PodRunning))
 	})
 
+	It("is added with reason TerminationByKubelet when the kubelet itself terminates a pod", Label("PC-8"), func() {
+		Skip("not checkable on this suite's kind clusters: the kubelet sets TerminationByKubelet for node-pressure " +
+			"eviction and graceful node shutdown; the first needs a node starved of memory or disk, the second a " +
+			"systemd-logind shutdown inhibitor, and either would disturb every other spec on the shared nodes")
+	})
+
 	It("marks a pod bound to a node that does not exist Failed with DisruptionTarget (DeletionByPodGC)",
 		Label("PL-10", "PC-8", "TM-14", "Slow"), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)

@@ -54,7 +54,7 @@ func Check(ctx context.Context, env *suite.Env, profile string, expected []time.
 	for _, d := range expected {
 		total += d + LateTolerance(d)
 	}
-	Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+total).Should(
+	Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + total).Should(
 		HaveContainerRestarts("crasher", BeNumerically(">=", len(expected))))
 	ms, err := env.MarkerFile(ctx, ns, "crash-loop", "observer")
 	Expect(err).NotTo(HaveOccurred())

@@ -1,17 +1,55 @@
 package restart
 
 import (
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 
 	"github.com/podlifecycle/conformance/framework/backoff"
 	"github.com/podlifecycle/conformance/framework/facts"
+	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/observe"
 )
 
 var _ = Describe("Crash-loop backoff", func() {
 	It("restarts at once after the first crash, then after 10 s, 20 s, 40 s", Label("RS-6", "RS-8"), func(ctx SpecContext) {
 		env.Require(facts.KubeletGate("ReduceDefaultCrashLoopBackOffDecay", false, "defaults"))
 		backoff.Check(ctx, env, "defaults", backoff.Expected(10*time.Second, 300*time.Second, 4))
+	})
+})
+
+var _ = Describe("Crash-loop backoff reset", func() {
+	It("treats a crash after 10 minutes of trouble-free running as the first one", Label("RS-7", "Slow"), func(ctx SpecContext) {
+		env.Require(facts.KubeletGate("ReduceDefaultCrashLoopBackOffDecay", false, "defaults"))
+		ns := env.Namespace(ctx)
+		// The kubelet forgets a container's backoff when its last restart is more than
+		// 600 s before the next exit (kubelet.go crashLoopBackOff.HasExpiredFunc). The
+		// crasher's 4th run lasts 610 s; every other run exits at once.
+		const longRun = 610 * time.Second
+		pod := backoff.CrashLooper("defaults")
+		pod.Spec.Containers[0].Command = []string{"sh", "-c", observe.MarkShell("crasher") +
+			"until [ -f " + observe.MarkerDir + "/observer-up ]; do sleep 0.05; done; " +
+			"n=$(cat " + observe.MarkerDir + "/runs 2>/dev/null || echo 0); n=$((n+1)); echo $n > " + observe.MarkerDir + "/runs; " +
+			"mark start; if [ $n -eq 4 ]; then sleep " + fmt.Sprint(int(longRun.Seconds())) + "; fi; mark exit; exit 1"}
+		tl := env.Run(ctx, ns, pod)
+		expected := []time.Duration{0, 10 * time.Second, 20 * time.Second, 0, 10 * time.Second}
+		bound := podStartBound + longRun
+		for _, d := range expected {
+			bound += d + backoff.LateTolerance(d)
+		}
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(bound).Should(HaveContainerRestarts("crasher", BeNumerically(">=", len(expected))))
+		ms := markersOf(ctx, ns, pod.Name, "observer")
+		measured := backoff.Delays(ms, "crasher")
+		Expect(len(measured)).To(BeNumerically(">=", len(expected)), "markers: %v", ms)
+		var table []string
+		for i, want := range expected {
+			table = append(table, fmt.Sprintf("%d: expected %dms measured %dms", i+1, want.Milliseconds(), measured[i].Milliseconds()))
+		}
+		AddReportEntry("restart delays (ms) around a 610 s run", table)
+		for i, want := range expected {
+			Expect(backoff.Within(measured[i], want)).To(BeTrue(), "delay %d: %v", i+1, table)
+		}
 	})
 })

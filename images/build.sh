@@ -30,6 +30,7 @@ section() { echo "== $*"; }
 
 section "Docker"
 ensure_docker || exit 1
+ensure_inotify || exit 1
 
 section "Binaries (Go module proxy; cache $CACHE_DIR)"
 scripts_key=$(inputs_key versions.env scripts/gomodule.sh scripts/components.sh)

@@ -14,25 +14,28 @@ import (
 //   - early: the kubelet restarts only once now − finishedAt ≥ b (flowcontrol.Backoff
 //     IsInBackOffSince), and finishedAt comes after the exit marker; only the marker's
 //     own latency (fork of adjtimex+awk, a few ms) can make d look shorter: 100 ms.
-//   - late: the sync that finds the container in backoff requeues the pod worker at
-//     wait.Jitter(remaining, 0.5) (pod_workers.go completeWork,
-//     workerBackOffPeriodJitterFactor = 0.5), i.e. up to 1.5 × b after the exit (a
-//     remaining time over the 1 min resync interval is first cut to it, which only
-//     shortens the wait); then containerd creates and starts the container and the
-//     shell writes its marker, 0.2–1.5 s on a 2-core machine: StartLatency = 3 s.
-//     So d ≤ 1.5·b + 3 s.
+//   - late: the kubelet notices the exit within its PLEG relist period (1 s,
+//     Detection); the sync that finds the container in backoff requeues the pod worker
+//     at wait.Jitter(remaining, 0.5) (pod_workers.go completeWork,
+//     workerBackOffPeriodJitterFactor = 0.5), i.e. up to 1.5 × b after the exit, or at
+//     once when the backoff has already run out by then (b ≤ Detection: the first
+//     restart, short backoffs); a remaining time over the 1 min resync interval is
+//     first cut to it, which only shortens the wait. Then containerd creates and starts
+//     the container and the shell writes its marker, 0.2–1.5 s on a 2-core machine:
+//     StartLatency = 3 s. So d ≤ max(1.5·b, Detection) + StartLatency.
 //
 // The docs give the delays as exact doublings; the jitter is reported as drift with
 // the measured values.
 const (
 	EarlyTolerance = 100 * time.Millisecond
+	Detection      = time.Second
 	StartLatency   = 3 * time.Second
 	RequeueJitter  = 0.5
 )
 
 // LateTolerance is how much longer than b a delay may be.
 func LateTolerance(b time.Duration) time.Duration {
-	return time.Duration(float64(b)*RequeueJitter) + StartLatency
+	return max(time.Duration(float64(b)*RequeueJitter), Detection-b) + StartLatency
 }
 
 // Within reports whether a measured delay fits backoff b under the model.

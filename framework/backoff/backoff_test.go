@@ -44,7 +44,10 @@ func TestWithin(t *testing.T) {
 		{9800 * time.Millisecond, 10 * s, false}, // restarted early
 		{18100 * time.Millisecond, 10 * s, false},
 		{575 * time.Millisecond, 0, true},
-		{3500 * time.Millisecond, 0, false},
+		{3259 * time.Millisecond, 0, true}, // first restart on a just-booted 5-node cluster
+		{4100 * time.Millisecond, 0, false},
+		{4400 * time.Millisecond, 1 * s, true},
+		{4600 * time.Millisecond, 1 * s, false},
 	} {
 		if Within(c.measured, c.b) != c.ok {
 			t.Errorf("Within(%v, %v) = %v", c.measured, c.b, !c.ok)

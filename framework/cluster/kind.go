@@ -194,7 +194,7 @@ func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating kind cluster %s from %s: %w", name, k.config.Path, err)
 	}
-	if err := waitForSystem(ctx, c); err != nil {
+	if err := waitForSystem(ctx, c, len(cfg.Nodes)); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(os.Stderr, "kind cluster %s ready in %s (kube-system ready, pod network routed)\n", name, time.Since(start).Round(time.Second))

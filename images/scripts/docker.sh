@@ -108,3 +108,27 @@ $(sed 's/^/    /' "$CACHE_DIR/logs/privileged-probe.log")
 MSG
   return 1
 }
+
+# kind nodes each run a kubelet and systemd, which take inotify instances; the suite's
+# clusters have up to nine nodes at once, and a host's default of 128 instances per
+# user runs out, leaving kubelets that fail with "inotify_init: too many open files".
+INOTIFY_INSTANCES_NEEDED=1024
+INOTIFY_WATCHES_NEEDED=524288
+ensure_inotify() {
+  local instances watches
+  instances=$(cat /proc/sys/fs/inotify/max_user_instances 2>/dev/null || echo 0)
+  watches=$(cat /proc/sys/fs/inotify/max_user_watches 2>/dev/null || echo 0)
+  [ "$instances" -ge "$INOTIFY_INSTANCES_NEEDED" ] && [ "$watches" -ge "$INOTIFY_WATCHES_NEEDED" ] && return 0
+  if may_manage_docker; then
+    echo "  raising inotify limits for kind nodes (max_user_instances $instances -> $INOTIFY_INSTANCES_NEEDED)"
+    sysctl -qw fs.inotify.max_user_instances=$((instances > INOTIFY_INSTANCES_NEEDED ? instances : INOTIFY_INSTANCES_NEEDED)) \
+               fs.inotify.max_user_watches=$((watches > INOTIFY_WATCHES_NEEDED ? watches : INOTIFY_WATCHES_NEEDED)) && return 0
+    echo "error: could not raise the inotify limits (sysctl failed)" >&2
+    return 1
+  fi
+  cat >&2 <<MSG
+warning: fs.inotify.max_user_instances is $instances and max_user_watches $watches; kind
+  clusters of several nodes need more, or their kubelets fail with "too many open files".
+  Raise them: sysctl -w fs.inotify.max_user_instances=$INOTIFY_INSTANCES_NEEDED fs.inotify.max_user_watches=$INOTIFY_WATCHES_NEEDED
+MSG
+}

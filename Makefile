@@ -9,7 +9,12 @@ KIND     := go tool kind
 ARTIFACTS := _artifacts
 # Suites that have specs, in run order; each is a directory under suites/. The cluster
 # suite checks the clusters themselves (networking, DNS, logs, exec, per-node gates).
-SUITES   := cluster lifecycle restart restart/profiles
+# restart/profiles (kubelet backoff profiles, its own cluster) runs with e2e-restart but
+# not yet in e2e: on a cluster that has just booted, the first restart of its first spec
+# has measured 3.3–4.8 s against the model's 4 s bound (framework/backoff), and the
+# cause (start latency or PLEG relist under boot load) is not pinned down yet.
+SUITES   := cluster lifecycle restart
+ALL_SUITES := $(SUITES) restart/profiles
 
 FOCUS ?=
 # Slow statements (minutes each) run only when asked for: LABELS=Slow.
@@ -20,7 +25,7 @@ export KEEP_CLUSTERS
 GINKGO_FLAGS = -v --timeout=80m --poll-progress-after=120s --output-dir=$(ARTIFACTS) \
 	--label-filter='$(LABELS)' $(if $(FOCUS),--focus='$(FOCUS)')
 
-.PHONY: test e2e images clean $(addprefix e2e-,$(SUITES))
+.PHONY: test e2e images clean $(addprefix e2e-,$(ALL_SUITES))
 
 test:
 	go vet ./...
@@ -44,7 +49,7 @@ e2e: images
 
 # e2e-<suite> runs suites/<suite> and the suites below it (e2e-restart: restart and
 # restart/profiles).
-$(addprefix e2e-,$(SUITES)): e2e-%: images
+$(addprefix e2e-,$(ALL_SUITES)): e2e-%: images
 	@mkdir -p $(ARTIFACTS)
 	export E2E_RUN_ID=$$(date +%s%N); \
 	$(GINKGO) $(GINKGO_FLAGS) --json-report=$(subst /,-,$*).json --junit-report=$(subst /,-,$*)-junit.xml ./suites/$*/...; \

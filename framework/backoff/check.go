@@ -17,19 +17,22 @@ import (
 	"github.com/podlifecycle/conformance/framework/suite"
 )
 
-// podStartBound: images are on the node; seconds on kind, 60 s on a loaded machine.
-const podStartBound = 60 * time.Second
-
 // CrashLooper is a pod whose "crasher" exits 1 right after it starts and whose
 // "observer" keeps the marker file readable between the crasher's runs; profile, if
-// set, pins it to the worker of that kubelet profile. The crasher's first run waits
-// for the observer to be up: the kubelet starts a pod's containers one after another
-// in one sync, and a crash during that sync would only be handled after it, adding
-// the observer's start to the first delay.
+// set, pins it to the worker of that kubelet profile.
 func CrashLooper(profile string) *corev1.Pod {
+	return CrashLooperRunning(profile, "mark start; mark exit; exit 1")
+}
+
+// CrashLooperRunning is CrashLooper with the crasher running script (with mark()
+// defined) each time; the script must mark "start" first and "exit" last. Every run
+// waits for the observer to be up: the kubelet starts a pod's containers one after
+// another in one sync, and a crash during that sync would only be handled after it,
+// adding the observer's start to the first delay.
+func CrashLooperRunning(profile, script string) *corev1.Pod {
 	crasher := corev1.Container{Name: "crasher", Image: "busybox:1.28",
 		Command: []string{"sh", "-c", observe.MarkShell("crasher") +
-			"until [ -f " + observe.MarkerDir + "/observer-up ]; do sleep 0.05; done; mark start; mark exit; exit 1"}}
+			"until [ -f " + observe.MarkerDir + "/observer-up ]; do sleep 0.05; done; " + script}}
 	observer := corev1.Container{Name: "observer", Image: "busybox:1.28",
 		Command: []string{"sh", "-c", "touch " + observe.MarkerDir + "/observer-up; exec sleep 3600"}}
 	p := &corev1.Pod{
@@ -54,7 +57,7 @@ func Check(ctx context.Context, env *suite.Env, profile string, expected []time.
 	for _, d := range expected {
 		total += d + LateTolerance(d)
 	}
-	Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + total).Should(
+	Eventually(tl.Pod).WithContext(ctx).WithTimeout(suite.PodStartBound + total).Should(
 		HaveContainerRestarts("crasher", BeNumerically(">=", len(expected))))
 	ms, err := env.MarkerFile(ctx, ns, "crash-loop", "observer")
 	Expect(err).NotTo(HaveOccurred())

@@ -13,6 +13,11 @@ import (
 	"github.com/podlifecycle/conformance/framework/observe"
 )
 
+// PodStartBound bounds the start of a pod whose images are already on the node: the
+// kubelet's pod worker, sandbox creation and container start take seconds on kind;
+// 60 s leaves room for a 2-core machine under load without hiding a stuck pod.
+const PodStartBound = 60 * time.Second
+
 // NamespaceLabel marks namespaces the suite made, so leftovers are easy to find:
 // kubectl get ns -l podlifecycle.io/suite.
 const NamespaceLabel = "podlifecycle.io/suite"

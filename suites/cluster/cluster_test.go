@@ -21,8 +21,7 @@ import (
 	"github.com/podlifecycle/conformance/framework/suite"
 )
 
-// podStartBound: images are preloaded on every node; see suites/lifecycle.
-const podStartBound = 60 * time.Second
+const podStartBound = suite.PodStartBound
 
 var _ = Describe("The cluster", Label("infra"), func() {
 	It("has every node Ready, running the expected kubelet version", func(ctx SpecContext) {

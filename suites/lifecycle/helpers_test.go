@@ -12,12 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
 
-// podStartBound bounds the start of a pod whose images are already on the node: the
-// kubelet's pod worker, sandbox creation and container start take seconds on kind;
-// 60 s leaves room for a 2-core machine under load without hiding a stuck pod.
-const podStartBound = 60 * time.Second
+const podStartBound = suite.PodStartBound
 
 // terminationBound bounds how long a pod whose containers exit promptly on TERM takes
 // to reach a terminal phase after deletion: kubelet sync, TERM, status update; well

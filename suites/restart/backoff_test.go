@@ -28,11 +28,9 @@ var _ = Describe("Crash-loop backoff reset", func() {
 		// 600 s before the next exit (kubelet.go crashLoopBackOff.HasExpiredFunc). The
 		// crasher's 4th run lasts 610 s; every other run exits at once.
 		const longRun = 610 * time.Second
-		pod := backoff.CrashLooper("defaults")
-		pod.Spec.Containers[0].Command = []string{"sh", "-c", observe.MarkShell("crasher") +
-			"until [ -f " + observe.MarkerDir + "/observer-up ]; do sleep 0.05; done; " +
-			"n=$(cat " + observe.MarkerDir + "/runs 2>/dev/null || echo 0); n=$((n+1)); echo $n > " + observe.MarkerDir + "/runs; " +
-			"mark start; if [ $n -eq 4 ]; then sleep " + fmt.Sprint(int(longRun.Seconds())) + "; fi; mark exit; exit 1"}
+		pod := backoff.CrashLooperRunning("defaults",
+			"n=$(cat "+observe.MarkerDir+"/runs 2>/dev/null || echo 0); n=$((n+1)); echo $n > "+observe.MarkerDir+"/runs; "+
+				"mark start; if [ $n -eq 4 ]; then sleep "+fmt.Sprint(int(longRun.Seconds()))+"; fi; mark exit; exit 1")
 		tl := env.Run(ctx, ns, pod)
 		expected := []time.Duration{0, 10 * time.Second, 20 * time.Second, 0, 10 * time.Second}
 		bound := podStartBound + longRun

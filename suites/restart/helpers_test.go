@@ -10,11 +10,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
 
-// podStartBound bounds the start of a pod whose images are on the node (see
-// suites/lifecycle): seconds on kind, 60 s on a loaded 2-core machine.
-const podStartBound = 60 * time.Second
+const podStartBound = suite.PodStartBound
 
 // firstRestartBound: the kubelet restarts a container at once after its first exit
 // (RS-6); the bound is the container's start latency on a loaded machine.

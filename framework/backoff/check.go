@@ -53,26 +53,35 @@ func Check(ctx context.Context, env *suite.Env, profile string, expected []time.
 	GinkgoHelper()
 	ns := env.Namespace(ctx)
 	tl := env.Run(ctx, ns, CrashLooper(profile))
+	CheckLoop(ctx, env, tl, profile, expected)
+}
+
+// CheckLoop waits until the CrashLooper pod that tl watches has restarted its crasher
+// len(expected) times, checks each exit→start delay against the tolerance model and
+// records expected and measured values in the report under "restart delays on
+// <what>". It also checks RS-8 on tl's record.
+func CheckLoop(ctx context.Context, env *suite.Env, tl *observe.Timeline, what string, expected []time.Duration) {
+	GinkgoHelper()
 	var total time.Duration
 	for _, d := range expected {
 		total += d + LateTolerance(d)
 	}
 	Eventually(tl.Pod).WithContext(ctx).WithTimeout(suite.PodStartBound + total).Should(
 		HaveContainerRestarts("crasher", BeNumerically(">=", len(expected))))
-	ms, err := env.MarkerFile(ctx, ns, "crash-loop", "observer")
+	ms, err := env.MarkerFile(ctx, tl.Namespace, tl.Name, "observer")
 	Expect(err).NotTo(HaveOccurred())
 	measured := Delays(ms, "crasher")
 	Expect(len(measured)).To(BeNumerically(">=", len(expected)), "markers: %v", ms)
 	measured = measured[:len(expected)]
 
-	experiment := gmeasure.NewExperiment("restart delays on " + profile)
+	experiment := gmeasure.NewExperiment("restart delays on " + what)
 	var table []string
 	for i, want := range expected {
 		experiment.RecordDuration(fmt.Sprintf("delay %d (expected %s)", i+1, want), measured[i])
 		table = append(table, fmt.Sprintf("%d: expected %dms measured %dms", i+1, want.Milliseconds(), measured[i].Milliseconds()))
 	}
 	AddReportEntry(experiment.Name, experiment)
-	AddReportEntry("restart delays (ms) on "+profile, table)
+	AddReportEntry("restart delays (ms) on "+what, table)
 	AddReportEntry("drift: restart delays carry the pod worker's requeue jitter (up to +50%)", table)
 	for i, want := range expected {
 		Expect(measured[i]).To(BeNumerically(">=", want-EarlyTolerance), "delay %d too short: %v\n%s", i+1, table, tl)

@@ -6,6 +6,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/podlifecycle/conformance/framework/backoff"
 	"github.com/podlifecycle/conformance/framework/facts"
@@ -17,6 +18,35 @@ var _ = Describe("Crash-loop backoff", func() {
 	It("restarts at once after the first crash, then after 10 s, 20 s, 40 s", Label("RS-6", "RS-8"), func(ctx SpecContext) {
 		env.Require(facts.KubeletGate("ReduceDefaultCrashLoopBackOffDecay", false, "defaults"))
 		backoff.Check(ctx, env, "defaults", backoff.Expected(10*time.Second, 300*time.Second, 4))
+	})
+
+	It("keeps the delay to its pod: the same pod made again on the same node restarts at once, then after 10 s", Label("RS-6"), func(ctx SpecContext) {
+		env.Require(facts.KubeletGate("ReduceDefaultCrashLoopBackOffDecay", false, "defaults"))
+		ns := env.Namespace(ctx)
+		looper := backoff.CrashLooper("defaults") // pinned to the one "defaults" worker
+		tl := env.Run(ctx, ns, looper)
+		// After three restarts (at once, 10 s, 20 s) the kubelet holds a 40 s backoff for
+		// crasher in this pod.
+		bound := podStartBound
+		for _, d := range backoff.Expected(10*time.Second, 300*time.Second, 3) {
+			bound += d + backoff.LateTolerance(d)
+		}
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(bound).Should(HaveContainerRestarts("crasher", BeNumerically(">=", 3)))
+		before := tl.Pod()
+
+		Expect(env.Client.CoreV1().Pods(ns).Delete(ctx, looper.Name, metav1.DeleteOptions{})).To(Succeed())
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(BeNil(), "the pod was not deleted")
+		again := looper.DeepCopy()
+		again.Namespace = ns
+		_, err := env.Client.CoreV1().Pods(ns).Create(ctx, again, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+
+		// The backoff is keyed by pod (name, namespace, UID) and container: the new pod's
+		// crasher starts from the first crash, not from 40 s.
+		backoff.CheckLoop(ctx, env, tl, "defaults (the same pod made again)", backoff.Expected(10*time.Second, 300*time.Second, 2))
+		after := tl.Pod()
+		Expect(after.Spec.NodeName).To(Equal(before.Spec.NodeName), "the pod made again must run on the same node")
+		Expect(after.UID).NotTo(Equal(before.UID))
 	})
 })
 

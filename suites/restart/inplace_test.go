@@ -25,7 +25,8 @@ func exitAt(ms []observe.Marker) time.Time {
 
 var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerExits"), func() {
 	It("ml-worker: the watcher's exit 88 restarts every container in place, keeping UID, IP and volumes", Label("RS-11", "DF-2"), func(ctx SpecContext) {
-		env.Require(facts.KubeletGate("RestartAllContainersOnContainerExits", true, "defaults"))
+		env.Require(facts.APIServerGate("RestartAllContainersOnContainerExits", true), facts.APIServerGate("ContainerRestartRules", true),
+			facts.KubeletGate("RestartAllContainersOnContainerExits", true, "defaults"), facts.KubeletGate("ContainerRestartRules", true, "defaults"))
 		ns := env.Namespace(ctx)
 		pod := observe.WithMarkers(examples.MLWorker())
 		// The changes the statement needs, each visible here:
@@ -117,7 +118,8 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 	})
 
 	It("restarts containers that had completed too, overriding the pod's restartPolicy Never", Label("RS-11"), func(ctx SpecContext) {
-		env.Require(facts.KubeletGate("RestartAllContainersOnContainerExits", true, "defaults"))
+		env.Require(facts.APIServerGate("RestartAllContainersOnContainerExits", true), facts.APIServerGate("ContainerRestartRules", true),
+			facts.KubeletGate("RestartAllContainersOnContainerExits", true, "defaults"), facts.KubeletGate("ContainerRestartRules", true, "defaults"))
 		ns := env.Namespace(ctx)
 		trigger := container("trigger", `mark start; if [ ! -f /markers/once ]; then touch /markers/once; sleep 4; exit 88; fi; exec sleep 3600`)
 		trigger.RestartPolicy = ptr(corev1.ContainerRestartPolicyNever)

@@ -20,7 +20,7 @@ LABELS ?= !Slow
 KEEP_CLUSTERS ?=
 export KEEP_CLUSTERS
 
-GINKGO_FLAGS = -v --timeout=80m --poll-progress-after=120s --output-dir=$(ARTIFACTS) \
+GINKGO_FLAGS = -v --keep-going --timeout=80m --poll-progress-after=120s --output-dir=$(ARTIFACTS) \
 	--label-filter='$(LABELS)' $(if $(FOCUS),--focus='$(FOCUS)')
 
 .PHONY: test e2e images clean $(addprefix e2e-,$(ALL_SUITES))

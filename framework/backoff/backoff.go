@@ -3,6 +3,8 @@
 package backoff
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/podlifecycle/conformance/framework/observe"
@@ -78,4 +80,40 @@ func Delays(ms []observe.Marker, container string) []time.Duration {
 		}
 	}
 	return out
+}
+
+// Delay is one restart delay as the report keeps it: expected by the docs, measured from
+// markers, and the range the tolerance model allows, in milliseconds.
+type Delay struct {
+	Restart    int   `json:"restart"`
+	ExpectedMs int64 `json:"expectedMs"`
+	MeasuredMs int64 `json:"measuredMs"`
+	MinMs      int64 `json:"minMs"`
+	MaxMs      int64 `json:"maxMs"`
+}
+
+// DelayTable is the expected-vs-measured table of one crash loop. Its JSON form is
+// what the statement report keeps; String is what a reader sees.
+type DelayTable []Delay
+
+// Table pairs expected and measured delays (measured may be longer; extra ones are
+// left out).
+func Table(expected, measured []time.Duration) DelayTable {
+	var t DelayTable
+	for i, want := range expected {
+		if i >= len(measured) {
+			break
+		}
+		t = append(t, Delay{Restart: i + 1, ExpectedMs: want.Milliseconds(), MeasuredMs: measured[i].Milliseconds(),
+			MinMs: max(0, (want - EarlyTolerance).Milliseconds()), MaxMs: (want + LateTolerance(want)).Milliseconds()})
+	}
+	return t
+}
+
+func (t DelayTable) String() string {
+	rows := make([]string, len(t))
+	for i, d := range t {
+		rows[i] = fmt.Sprintf("%d: expected %dms measured %dms (allowed %d–%dms)", d.Restart, d.ExpectedMs, d.MeasuredMs, d.MinMs, d.MaxMs)
+	}
+	return "[" + strings.Join(rows, ", ") + "]"
 }

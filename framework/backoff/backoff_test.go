@@ -70,3 +70,22 @@ func TestDelays(t *testing.T) {
 		t.Fatalf("Delays = %v", got)
 	}
 }
+
+func TestTableCarriesTheAllowedRange(t *testing.T) {
+	s := time.Second
+	table := Table([]time.Duration{0, 10 * s, 2 * s}, []time.Duration{483 * time.Millisecond, 12 * s})
+	if len(table) != 2 {
+		t.Fatalf("a measured delay is missing: want 2 rows, got %v", table)
+	}
+	// 0: at once, then PLEG detection (1 s) and start latency (3 s).
+	if got := table[0]; got.MinMs != 0 || got.MaxMs != 4000 || got.MeasuredMs != 483 {
+		t.Errorf("row 1 = %+v", got)
+	}
+	// 10 s: 100 ms early, jitter 0.5·10 s + start latency 3 s late.
+	if got := table[1]; got.MinMs != 9900 || got.MaxMs != 18000 || got.ExpectedMs != 10000 {
+		t.Errorf("row 2 = %+v", got)
+	}
+	if want := "[1: expected 0ms measured 483ms (allowed 0–4000ms), 2: expected 10000ms measured 12000ms (allowed 9900–18000ms)]"; table.String() != want {
+		t.Errorf("String() = %s\nwant       %s", table, want)
+	}
+}

@@ -75,14 +75,13 @@ func CheckLoop(ctx context.Context, env *suite.Env, tl *observe.Timeline, what s
 	measured = measured[:len(expected)]
 
 	experiment := gmeasure.NewExperiment("restart delays on " + what)
-	var table []string
+	table := Table(expected, measured)
 	for i, want := range expected {
 		experiment.RecordDuration(fmt.Sprintf("delay %d (expected %s)", i+1, want), measured[i])
-		table = append(table, fmt.Sprintf("%d: expected %dms measured %dms", i+1, want.Milliseconds(), measured[i].Milliseconds()))
 	}
 	AddReportEntry(experiment.Name, experiment)
 	AddReportEntry("restart delays (ms) on "+what, table)
-	AddReportEntry("drift: restart delays carry the pod worker's requeue jitter (up to +50%)", table)
+	AddReportEntry("drift: restart delays carry the pod worker's requeue jitter (up to +50%)", table.String())
 	for i, want := range expected {
 		Expect(measured[i]).To(BeNumerically(">=", want-EarlyTolerance), "delay %d too short: %v\n%s", i+1, table, tl)
 		Expect(measured[i]).To(BeNumerically("<=", want+LateTolerance(want)), "delay %d too long: %v\n%s", i+1, table, tl)

@@ -17,6 +17,9 @@ type StatementResult struct {
 	Message string `json:"message,omitempty"`
 	// Measurements and findings the spec recorded (report entries), by name.
 	Entries map[string]string `json:"entries,omitempty"`
+	// Data holds the entries whose value is structured (a table, a gmeasure
+	// experiment), as JSON, for tools that read the report.
+	Data map[string]json.RawMessage `json:"data,omitempty"`
 }
 
 // StatementReport maps statement IDs to the specs that checked them.
@@ -40,6 +43,12 @@ func BuildStatementReport(r Report) StatementReport {
 				res.Entries = map[string]string{}
 			}
 			res.Entries[e.Name] = e.StringRepresentation()
+			if data := structured(e.Value.GetRawValue()); data != nil {
+				if res.Data == nil {
+					res.Data = map[string]json.RawMessage{}
+				}
+				res.Data[e.Name] = data
+			}
 		}
 		for _, id := range statementLabels(s.Labels()) {
 			out[id] = append(out[id], res)
@@ -61,4 +70,14 @@ func WriteStatementReport(path string, r Report) error {
 		return err
 	}
 	return os.WriteFile(path, data, 0o644)
+}
+
+// structured is v as JSON when it is an object or an array; nil for plain values
+// (their string form in Entries says it all) and for values that do not encode.
+func structured(v any) json.RawMessage {
+	data, err := json.Marshal(v)
+	if err != nil || len(data) == 0 || (data[0] != '{' && data[0] != '[') {
+		return nil
+	}
+	return data
 }

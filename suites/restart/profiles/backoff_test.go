@@ -33,6 +33,15 @@ var _ = Describe("Crash-loop backoff", func() {
 		backoff.Check(ctx, env, "reduced-decay", backoff.Expected(1*s, 60*s, 9)) // …32 s, 60 s, 60 s
 	})
 
+	// Where KubeletCrashLoopBackOffMax is off the kubelet keeps the reduced 60 s maximum
+	// (newCrashLoopBackOff): RS-12 holds on its own; with the cap spec above this pins
+	// the 60 s cap's absence on the reduced-decay worker to the other gate.
+	It("with ReduceDefaultCrashLoopBackOffDecay and KubeletCrashLoopBackOffMax off is capped at 60 s", Label("RS-12", "ReduceDefaultCrashLoopBackOffDecay", "KubeletCrashLoopBackOffMax", "Slow"), func(ctx SpecContext) {
+		env.Require(facts.KubeletGate("ReduceDefaultCrashLoopBackOffDecay", true, "reduced-decay-only"), facts.KubeletGate("KubeletCrashLoopBackOffMax", false, "reduced-decay-only"))
+		recordSettings("reduced-decay-only")
+		backoff.Check(ctx, env, "reduced-decay-only", backoff.Expected(1*s, 60*s, 9)) // …32 s, 60 s, 60 s
+	})
+
 	It("with maxContainerRestartPeriod 2s waits 2 s before every restart", Label("RS-13", "KubeletCrashLoopBackOffMax"), func(ctx SpecContext) {
 		env.Require(facts.KubeletGate("KubeletCrashLoopBackOffMax", true, "max-2s"), facts.KubeletMaxRestartPeriod("max-2s", "2s"))
 		recordSettings("max-2s")

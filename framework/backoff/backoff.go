@@ -40,9 +40,26 @@ func LateTolerance(b time.Duration) time.Duration {
 	return max(time.Duration(float64(b)*RequeueJitter), Detection-b) + StartLatency
 }
 
+// Bounds is the range the model allows a delay measured for backoff b.
+func Bounds(b time.Duration) (lo, hi time.Duration) {
+	return b - EarlyTolerance, b + LateTolerance(b)
+}
+
 // Within reports whether a measured delay fits backoff b under the model.
 func Within(measured, b time.Duration) bool {
-	return measured >= b-EarlyTolerance && measured <= b+LateTolerance(b)
+	lo, hi := Bounds(b)
+	return measured >= lo && measured <= hi
+}
+
+// Budget is the longest a crash loop with these delays may take under the model: the
+// sum of their upper bounds (the runs themselves are instant).
+func Budget(expected []time.Duration) time.Duration {
+	var total time.Duration
+	for _, b := range expected {
+		_, hi := Bounds(b)
+		total += hi
+	}
+	return total
 }
 
 // Expected is the documented sequence of n delays: the first restart at once, then
@@ -104,8 +121,9 @@ func Table(expected, measured []time.Duration) DelayTable {
 		if i >= len(measured) {
 			break
 		}
+		lo, hi := Bounds(want)
 		t = append(t, Delay{Restart: i + 1, ExpectedMs: want.Milliseconds(), MeasuredMs: measured[i].Milliseconds(),
-			MinMs: max(0, (want - EarlyTolerance).Milliseconds()), MaxMs: (want + LateTolerance(want)).Milliseconds()})
+			MinMs: max(0, lo.Milliseconds()), MaxMs: hi.Milliseconds()})
 	}
 	return t
 }

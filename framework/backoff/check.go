@@ -53,20 +53,17 @@ func Check(ctx context.Context, env *suite.Env, profile string, expected []time.
 	GinkgoHelper()
 	ns := env.Namespace(ctx)
 	tl := env.Run(ctx, ns, CrashLooper(profile))
-	CheckLoop(ctx, env, tl, profile, expected)
+	CheckLoop(ctx, env, tl, profile, expected, 0)
 }
 
 // CheckLoop waits until the CrashLooper pod that tl watches has restarted its crasher
 // len(expected) times, checks each exit→start delay against the tolerance model and
 // records expected and measured values in the report under "restart delays on
-// <what>". It also checks RS-8 on tl's record.
-func CheckLoop(ctx context.Context, env *suite.Env, tl *observe.Timeline, what string, expected []time.Duration) {
+// <what>". It also checks RS-8 on tl's record. runs is how long the crasher's runs
+// take together (0 when each exits at once).
+func CheckLoop(ctx context.Context, env *suite.Env, tl *observe.Timeline, what string, expected []time.Duration, runs time.Duration) {
 	GinkgoHelper()
-	var total time.Duration
-	for _, d := range expected {
-		total += d + LateTolerance(d)
-	}
-	Eventually(tl.Pod).WithContext(ctx).WithTimeout(suite.PodStartBound + total).Should(
+	Eventually(tl.Pod).WithContext(ctx).WithTimeout(suite.PodStartBound + Budget(expected) + runs).Should(
 		HaveContainerRestarts("crasher", BeNumerically(">=", len(expected))))
 	ms, err := env.MarkerFile(ctx, tl.Namespace, tl.Name, "observer")
 	Expect(err).NotTo(HaveOccurred())
@@ -83,8 +80,9 @@ func CheckLoop(ctx context.Context, env *suite.Env, tl *observe.Timeline, what s
 	AddReportEntry("restart delays (ms) on "+what, table)
 	AddReportEntry("drift: restart delays carry the pod worker's requeue jitter (up to +50%)", table.String())
 	for i, want := range expected {
-		Expect(measured[i]).To(BeNumerically(">=", want-EarlyTolerance), "delay %d too short: %v\n%s", i+1, table, tl)
-		Expect(measured[i]).To(BeNumerically("<=", want+LateTolerance(want)), "delay %d too long: %v\n%s", i+1, table, tl)
+		lo, hi := Bounds(want)
+		Expect(measured[i]).To(BeNumerically(">=", lo), "delay %d too short: %v\n%s", i+1, table, tl)
+		Expect(measured[i]).To(BeNumerically("<=", hi), "delay %d too long: %v\n%s", i+1, table, tl)
 	}
 	checkCrashLoopBackOffSeen(tl)
 }

@@ -281,11 +281,6 @@ func imageID(image string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-func imagePresent(image string) error {
-	_, err := imageID(image)
-	return err
-}
-
 // ValidateGates asks the node image's own Kubernetes whether it knows the gates and
 // may set them, before any node boots: the kube-apiserver image of the same version
 // parses --feature-gates exactly as every component does, and rejects unknown gates
@@ -299,7 +294,7 @@ func ValidateGates(ctx context.Context, gates []string, nodeImage string) error 
 		return fmt.Errorf("reading /kind/version of node image %s: %w", nodeImage, err)
 	}
 	apiserver := "registry.k8s.io/kube-apiserver:" + strings.TrimSpace(version)
-	if imagePresent(apiserver) != nil {
+	if _, err := imageID(apiserver); err != nil {
 		fmt.Fprintf(os.Stderr, "warning: %s is not in Docker; feature gates %v are checked only when the cluster boots\n", apiserver, gates)
 		return nil
 	}

@@ -9,11 +9,20 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/podlifecycle/conformance/framework/facts"
 	"github.com/podlifecycle/conformance/framework/observe"
 	"github.com/podlifecycle/conformance/framework/suite"
 )
 
 const podStartBound = suite.PodStartBound
+
+// restartAllContainers is what a pod with a RestartAllContainers rule needs: the API
+// server must accept the action (and rules at all), and the kubelet of the "defaults"
+// worker, where such pods are pinned, must carry it out.
+var restartAllContainers = []facts.Requirement{
+	facts.APIServerGate("RestartAllContainersOnContainerExits", true), facts.APIServerGate("ContainerRestartRules", true),
+	facts.KubeletGate("RestartAllContainersOnContainerExits", true, "defaults"), facts.KubeletGate("ContainerRestartRules", true, "defaults"),
+}
 
 // firstRestartBound: the kubelet restarts a container at once after its first exit
 // (RS-6); the bound is the container's start latency on a loaded machine.

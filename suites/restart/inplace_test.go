@@ -12,21 +12,13 @@ import (
 	"github.com/podlifecycle/conformance/framework/backoff"
 	"github.com/podlifecycle/conformance/framework/cluster"
 	"github.com/podlifecycle/conformance/framework/examples"
-	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
 )
 
-// exitAt is when the watcher exited with 88.
-func exitAt(ms []observe.Marker) time.Time {
-	m, _ := observe.Find(ms, "watcher-sidecar", "exit-88")
-	return m.At
-}
-
 var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerExits"), func() {
 	It("ml-worker: the watcher's exit 88 restarts every container in place, keeping UID, IP and volumes", Label("RS-11", "DF-2"), func(ctx SpecContext) {
-		env.Require(facts.APIServerGate("RestartAllContainersOnContainerExits", true), facts.APIServerGate("ContainerRestartRules", true),
-			facts.KubeletGate("RestartAllContainersOnContainerExits", true, "defaults"), facts.KubeletGate("ContainerRestartRules", true, "defaults"))
+		env.Require(restartAllContainers...)
 		ns := env.Namespace(ctx)
 		pod := observe.WithMarkers(examples.MLWorker())
 		// The changes the statement needs, each visible here:
@@ -62,6 +54,8 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 		Expect(after.UID).To(Equal(first.UID))
 		Expect(after.Status.PodIP).To(Equal(first.Status.PodIP))
 		ms := markersOf(ctx, ns, pod.Name, "main-application")
+		exit88, found := observe.Find(ms, "watcher-sidecar", "exit-88")
+		Expect(found).To(BeTrue(), "the watcher's exit-88 marker: %v", ms)
 		Expect(eventsOf(ms, "watcher-sidecar")).To(Equal([]string{"start", "exit-88", "start"}),
 			"the watcher saw its flag file after the restart: the emptyDir survived")
 
@@ -74,11 +68,11 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 		// framework/backoff StartLatency): far below the pod's 30 s.
 		var restartedAt time.Time
 		for _, m := range ms {
-			if m.Container == "main-application" && m.Event == "start" && m.At.After(exitAt(ms)) {
+			if m.Container == "main-application" && m.Event == "start" && m.At.After(exit88.At) {
 				restartedAt = m.At
 			}
 		}
-		took := restartedAt.Sub(exitAt(ms))
+		took := restartedAt.Sub(exit88.At)
 		AddReportEntry("in-place restart: watcher exit → main-application start (ms)", took.Milliseconds())
 		Expect(took).To(BeNumerically("<", 2*time.Second+3*backoff.StartLatency), "markers: %v", ms)
 		if slices.Contains(mainEvents, "term") {
@@ -88,7 +82,7 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 		By("init containers run again in order, then the sidecar, then the main container")
 		var second []string
 		for _, m := range ms {
-			if m.At.After(exitAt(ms)) && m.Event == "start" {
+			if m.At.After(exit88.At) && m.Event == "start" {
 				second = append(second, m.Container)
 			}
 		}
@@ -118,8 +112,7 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 	})
 
 	It("restarts containers that had completed too, overriding the pod's restartPolicy Never", Label("RS-11"), func(ctx SpecContext) {
-		env.Require(facts.APIServerGate("RestartAllContainersOnContainerExits", true), facts.APIServerGate("ContainerRestartRules", true),
-			facts.KubeletGate("RestartAllContainersOnContainerExits", true, "defaults"), facts.KubeletGate("ContainerRestartRules", true, "defaults"))
+		env.Require(restartAllContainers...)
 		ns := env.Namespace(ctx)
 		trigger := container("trigger", `mark start; if [ ! -f /markers/once ]; then touch /markers/once; sleep 4; exit 88; fi; exec sleep 3600`)
 		trigger.RestartPolicy = ptr(corev1.ContainerRestartPolicyNever)

@@ -18,15 +18,19 @@ cd "$IMAGES_DIR"
 . scripts/rootfs.sh
 . scripts/dockerimg.sh
 . scripts/docker.sh
+. scripts/prereqs.sh
 
 BIN_DIR="$CACHE_DIR/bin"
-KIND_DIR=$(GOFLAGS=-mod=mod go mod download -json "sigs.k8s.io/kind@$KIND_VERSION" | jq -r .Dir)
 NODE_IMAGE=${NODE_IMAGE:-podlifecycle/node:$KUBERNETES_VERSION}
 OWN_TAG=1   # tag of the suite's own images; bump when their interface changes
 t_start=$(now_ms)
 
 fail() { echo "error: $*" >&2; exit 1; }
 section() { echo "== $*"; }
+
+section "Host prerequisites"
+ensure_prereqs || exit 1
+KIND_DIR=$(GOFLAGS=-mod=mod go mod download -json "sigs.k8s.io/kind@$KIND_VERSION" | jq -r .Dir)
 
 section "Docker"
 ensure_docker || exit 1
@@ -59,7 +63,6 @@ PAUSE_IMAGE=$(image_named pause); PAUSE_TAG=${PAUSE_IMAGE##*:}
 run_step "pause-$PAUSE_TAG" "$(inputs_key "$KUBERNETES_VERSION" "$PAUSE_TAG")" "[ -x '$BIN_DIR/pause/pause' ]" -- build_pause || exit 1
 
 section "Debian root filesystems (debootstrap $DEBIAN_SUITE)"
-ensure_debootstrap >/dev/null || fail "debootstrap is missing and could not be installed (apt-get install debootstrap)"
 ROOTFS_NODE="$CACHE_DIR/rootfs/node-$(inputs_key "$DEBIAN_SUITE" "$NODE_PACKAGES").tar"
 ROOTFS_TEST="$CACHE_DIR/rootfs/testbase-$(inputs_key "$DEBIAN_SUITE" "$TESTBASE_PACKAGES").tar"
 mkdir -p "$CACHE_DIR/rootfs"

@@ -8,7 +8,9 @@ SHIM_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/../docker" && pwd)/runc-without-s
 PROBE_IMAGE=podlifecycle/privileged-probe:1
 
 is_root() { [ "$(id -u)" = 0 ]; }
-have_docker() { command -v docker >/dev/null 2>&1 || command -v dockerd >/dev/null 2>&1; }
+# A daemon that answers, or dockerd installed so this build can start one (a docker CLI
+# alone, as some images ship, is not enough).
+have_docker() { command -v dockerd >/dev/null 2>&1 || docker_answers; }
 
 may_manage_docker() {
   is_root && { [ "${CI:-}" = true ] || [ "${PODLIFECYCLE_START_DOCKER:-}" = 1 ]; }
@@ -39,7 +41,7 @@ start_dockerd() {
   nohup dockerd "${runtime_args[@]}" >"$DOCKER_LOG" 2>&1 &
   echo $! >"$CACHE_DIR/dockerd.pid"
   local i
-  for i in $(seq 1 60); do docker_answers && return 0; sleep 0.5; done
+  for i in $(seq 1 60); do docker_answers && return 0; kill -0 "$(cat "$CACHE_DIR/dockerd.pid")" 2>/dev/null || break; sleep 0.5; done
   echo "dockerd did not answer within 30s; its log: $DOCKER_LOG" >&2
   return 1
 }
@@ -51,25 +53,20 @@ stop_our_dockerd() {
 }
 
 ensure_docker() {
+  # docker.io is one of the host prerequisites (scripts/prereqs.sh), installed there
+  # when this build may manage the host.
   have_docker || {
-    if may_manage_docker; then
-      echo "  installing Debian's docker.io (no docker found)"
-      { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y docker.io; } >"$CACHE_DIR/logs/apt-docker.log" 2>&1 ||
-        { echo "installing docker.io failed; log: $CACHE_DIR/logs/apt-docker.log" >&2; return 1; }
-    else
-      cat >&2 <<MSG
+    cat >&2 <<MSG
 error: Docker is not installed.
   kind needs a Docker daemon that can run privileged containers. Install one
   (Debian: 'apt-get install docker.io', then start dockerd), or run as root with
   PODLIFECYCLE_START_DOCKER=1 to let this build install and start Debian's docker.io.
 MSG
-      return 1
-    fi
+    return 1
   }
   local started_here=false
   if ! docker_answers; then
     if may_manage_docker; then
-      command -v dockerd >/dev/null || { DEBIAN_FRONTEND=noninteractive apt-get install -y docker.io >"$CACHE_DIR/logs/apt-docker.log" 2>&1 || return 1; }
       echo "  starting dockerd (log: $DOCKER_LOG)"
       start_dockerd || return 1
       started_here=true

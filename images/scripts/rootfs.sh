@@ -11,15 +11,14 @@ TESTBASE_PACKAGES=busybox-static,nginx-light
 # debootstrap_tar PACKAGES OUT.tar
 debootstrap_tar() {
   local packages=$1 out=$2 dir
+  local mirror=${DEBIAN_MIRROR:-}
+  [ -n "$mirror" ] || mirror=$(debian_mirror "$DEBIAN_SUITE") || return 1
+  echo "debootstrap $DEBIAN_SUITE from $mirror (the host's apt source; DEBIAN_MIRROR overrides)"
   dir=$(mktemp -d "$CACHE_DIR/rootfs.XXXXXX")
-  debootstrap --variant=minbase --include="$packages" "$DEBIAN_SUITE" "$dir" http://deb.debian.org/debian || { rm -rf "$dir"; return 1; }
+  debootstrap --variant=minbase --include="$packages" "$DEBIAN_SUITE" "$dir" "$mirror" || { rm -rf "$dir"; return 1; }
   chroot "$dir" apt-get clean
   rm -rf "$dir"/var/lib/apt/lists/* "$dir"/var/log/*.log "$dir"/var/cache/debconf/*-old
   tar -C "$dir" --numeric-owner -cf "$out.partial" . && mv "$out.partial" "$out"
   local rc=$?; rm -rf "$dir"; return $rc
 }
 
-ensure_debootstrap() {
-  command -v debootstrap >/dev/null && return 0
-  DEBIAN_FRONTEND=noninteractive apt-get install -y debootstrap
-}

@@ -8,6 +8,7 @@ CACHE_DIR=$(mktemp -d); export CACHE_DIR
 trap 'rm -rf "$CACHE_DIR"' EXIT
 . scripts/steps.sh
 . scripts/docker.sh
+. scripts/prereqs.sh
 
 failures=0 passed=0
 expect() { # NAME EXPECTED_RC OUTPUT_FILE NEEDLE...
@@ -65,6 +66,40 @@ expect "failing component build" 1 $? "$out" "kubernetes-v9.9.9" "FAILED" "exit 
   run_step cached-step key2 true -- ok_build && run_step cached-step key2 true -- ok_build
 ) >"$out" 2>&1
 expect "unchanged step is cached" 0 $? "$out" "built in" "cached"
+
+# 6. Missing host prerequisites, not root: name every missing package in one apt-get
+#    line, install nothing.
+(
+  is_root() { return 1; }
+  check_go() { :; }
+  apt-get() { echo "apt-get must not run"; }
+  HOST_PREREQS=("debootstrap | false | x" "jq | true | x" "libseccomp-dev | false | x")
+  CI=true ensure_prereqs
+) >"$out" 2>&1
+expect "missing prerequisites, not root" 1 $? "$out" "error: missing host prerequisites: debootstrap libseccomp-dev" \
+  "apt-get update && apt-get install -y debootstrap libseccomp-dev" "PODLIFECYCLE_START_DOCKER=1"
+grep -q "apt-get must not run" "$out" && { failures=$((failures + 1)); echo "FAIL missing prerequisites, not root: ran apt-get"; }
+
+# 7. As root under CI: one apt-get update and one install of exactly the missing ones.
+(
+  is_root() { return 0; }
+  check_go() { :; }
+  installed=false
+  apt-get() { echo "apt-get $*"; [ "$1" = install ] && installed=true; return 0; }
+  HOST_PREREQS=("jq | true | x" "libseccomp-dev | \$installed | x")
+  CI=true ensure_prereqs && cat "$CACHE_DIR/logs/apt-prereqs.log"
+) >"$out" 2>&1
+expect "missing prerequisite installed under CI" 0 $? "$out" "installing libseccomp-dev" "apt-get update" \
+  "apt-get install -y --no-install-recommends libseccomp-dev"
+
+# 8. debootstrap's mirror is the host apt's source for the suite, not a written-in address.
+(
+  apt-get() { printf '%s\n' "http://mirror.example.internal/debian/ bookworm deb" "http://mirror.example.internal/debian-security/ bookworm-security deb"; }
+  echo "mirror=$(debian_mirror bookworm)"
+  apt-get() { :; }
+  debian_mirror trixie
+) >"$out" 2>&1
+expect "debootstrap mirror from apt" 1 $? "$out" "mirror=http://mirror.example.internal/debian" "no source for Debian trixie"
 
 echo "$passed passed, $failures failed"
 [ "$failures" = 0 ]

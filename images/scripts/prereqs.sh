@@ -1,0 +1,84 @@
+# shellcheck shell=bash
+# Host prerequisites of the offline build, declared once. Each line names the Debian
+# package that provides a prerequisite and the check that proves it is there. They are
+# checked before the first long step; the missing ones are installed together (one
+# `apt-get update`, one `apt-get install`) when this build may manage the host (root and
+# CI=true, or PODLIFECYCLE_START_DOCKER=1), otherwise the run stops with the exact
+# `apt-get install` line to run. The README's "Prerequisites" section lists the same.
+#
+# package        | check (eval'd)                                 | why
+HOST_PREREQS=(
+  "docker.io      |have_dockerd_or_daemon                          |kind's nodes are Docker containers"
+  "debootstrap    |command -v debootstrap                          |Debian root filesystems of the node and test images"
+  "debian-archive-keyring|[ -f /usr/share/keyrings/debian-archive-keyring.gpg ]|debootstrap verifies the archive with it"
+  "gcc            |command -v gcc                                  |the pause binary, runc (cgo), the privileged probe"
+  "libc6-dev      |[ -f \"\$(gcc -print-file-name=libc.a 2>/dev/null)\" ]|static linking of pause and runc"
+  "pkg-config     |command -v pkg-config                           |runc's build finds libseccomp through it"
+  "libseccomp-dev |pkg-config --exists libseccomp                  |runc with seccomp (kubeadm's pods ask for RuntimeDefault)"
+  "jq             |command -v jq                                   |reading go mod and runc output"
+  "procps         |command -v sysctl                               |raising inotify limits for multi-node clusters"
+)
+GO_MIN_MINOR=26 # Go 1.26: the module's go directive; not from apt (Debian's is older)
+
+# A Docker daemon the user runs counts as Docker being there; otherwise dockerd must be
+# installed so this build can start it (a docker CLI alone is not enough).
+have_dockerd_or_daemon() { command -v dockerd >/dev/null 2>&1 || docker info >/dev/null 2>&1; }
+
+prereq_field() { # LINE N: field N of a HOST_PREREQS line, trimmed
+  local f; f=$(cut -d'|' -f"$2" <<<"$1"); f=${f#"${f%%[![:space:]]*}"}; echo "${f%"${f##*[![:space:]]}"}"
+}
+
+# missing_prereqs: the packages whose check fails, one a line.
+missing_prereqs() {
+  local line
+  for line in "${HOST_PREREQS[@]}"; do
+    eval "$(prereq_field "$line" 2)" >/dev/null 2>&1 || prereq_field "$line" 1
+  done
+}
+
+check_go() {
+  local v minor
+  v=$(go env GOVERSION 2>/dev/null) || { echo "error: go is not on PATH; install Go 1.$GO_MIN_MINOR or later (https://go.dev/dl), then run again" >&2; return 1; }
+  minor=${v#go1.}; minor=${minor%%.*}; minor=${minor%%[!0-9]*}
+  [ "${minor:-0}" -ge "$GO_MIN_MINOR" ] && return 0
+  echo "error: $v is too old; this build needs Go 1.$GO_MIN_MINOR or later" >&2
+  return 1
+}
+
+# ensure_prereqs: installs or names every missing prerequisite; returns non-zero when
+# something is still missing.
+ensure_prereqs() {
+  check_go || return 1
+  local missing; mapfile -t missing < <(missing_prereqs)
+  [ "${#missing[@]}" = 0 ] && return 0
+  if ! may_manage_docker; then
+    cat >&2 <<MSG
+error: missing host prerequisites: ${missing[*]}
+  Install them, then run again:
+    apt-get update && apt-get install -y ${missing[*]}
+  (or run as root with PODLIFECYCLE_START_DOCKER=1, CI=true implies it, to let this build install them)
+MSG
+    return 1
+  fi
+  echo "  installing ${missing[*]} (log: $CACHE_DIR/logs/apt-prereqs.log)"
+  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; } \
+    >"$CACHE_DIR/logs/apt-prereqs.log" 2>&1 ||
+    { echo "error: apt-get install ${missing[*]} failed; log: $CACHE_DIR/logs/apt-prereqs.log" >&2; tail -n 5 "$CACHE_DIR/logs/apt-prereqs.log" >&2; return 1; }
+  mapfile -t missing < <(missing_prereqs)
+  [ "${#missing[@]}" = 0 ] && return 0
+  echo "error: still missing after apt-get install: ${missing[*]}" >&2
+  return 1
+}
+
+# debian_mirror SUITE: the Debian archive the host's own apt uses for SUITE (a local or
+# corporate mirror works as it does for apt), from apt's index targets.
+debian_mirror() {
+  local suite=$1 uri
+  uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(TARGET_OF)' 2>/dev/null |
+    awk -v s="$suite" '$2 == s && $3 == "deb" { print $1; exit }')
+  [ -n "$uri" ] || {
+    echo "error: the host's apt configuration has no source for Debian $suite; add one (e.g. to /etc/apt/sources.list.d/) or set DEBIAN_MIRROR" >&2
+    return 1
+  }
+  echo "${uri%/}"
+}

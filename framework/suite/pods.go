@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/podlifecycle/conformance/framework/observe"
 )
@@ -64,4 +65,25 @@ func (e *Env) Run(ctx context.Context, ns string, pod *corev1.Pod) *observe.Time
 		Fail(fmt.Sprintf("creating pod %s/%s: %v", ns, pod.Name, err))
 	}
 	return tl
+}
+
+// HoldFinalizer keeps a deleted pod in the API so its final status and its containers'
+// logs can still be read.
+const HoldFinalizer = "podlifecycle.io/hold"
+
+// Hold adds HoldFinalizer to p, which is to be created in ns, and registers its
+// removal when the spec ends, so the pod can be deleted and still be read until then.
+func (e *Env) Hold(ns string, p *corev1.Pod) *corev1.Pod {
+	p.Finalizers = append(p.Finalizers, HoldFinalizer)
+	DeferCleanup(func(ctx SpecContext) { e.Release(ctx, ns, p.Name) })
+	return p
+}
+
+// Release removes the finalizers of a held pod.
+func (e *Env) Release(ctx context.Context, ns, name string) {
+	patch := []byte(`{"metadata":{"finalizers":null}}`)
+	_, err := e.Client.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		Fail("removing the finalizer of " + ns + "/" + name + ": " + err.Error())
+	}
 }

@@ -174,7 +174,7 @@ var _ = Describe("Pod conditions", func() {
 
 	It("add DisruptionTarget (EvictionByEvictionAPI) to a pod evicted through the Eviction API", Label("PC-8"), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
-		pod := held(ns, shellPod("evicted", corev1.RestartPolicyAlways, `trap "exit 0" TERM; while true; do sleep 0.2; done`))
+		pod := env.Hold(ns, shellPod("evicted", corev1.RestartPolicyAlways, `trap "exit 0" TERM; while true; do sleep 0.2; done`))
 		tl := env.Run(ctx, ns, pod)
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
 		Expect(env.Client.CoreV1().Pods(ns).EvictV1(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: ns}})).To(Succeed())

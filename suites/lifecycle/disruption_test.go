@@ -23,7 +23,7 @@ var _ = Describe("DisruptionTarget", Serial, func() {
 	It("is added with reason DeletionByTaintManager to a pod that does not tolerate a NoExecute taint", Label("PC-8"), func(ctx SpecContext) {
 		env.Require(facts.SchedulableNodes(2))
 		ns := env.Namespace(ctx)
-		pod := held(ns, shellPod("tainted-out", corev1.RestartPolicyAlways, stopsOnTerm))
+		pod := env.Hold(ns, shellPod("tainted-out", corev1.RestartPolicyAlways, stopsOnTerm))
 		pod.Spec.NodeSelector = map[string]string{cluster.ProfileLabel: "defaults"}
 		tl := env.Run(ctx, ns, pod)
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
@@ -59,7 +59,7 @@ var _ = Describe("DisruptionTarget", Serial, func() {
 		// Each pod asks for 3/4 of the node's allocatable CPU: one fits, two cannot.
 		share := resource.NewMilliQuantity(n.Status.Allocatable.Cpu().MilliValue()*3/4, resource.DecimalSI)
 
-		victim := held(ns, shellPod("victim", corev1.RestartPolicyAlways, stopsOnTerm))
+		victim := env.Hold(ns, shellPod("victim", corev1.RestartPolicyAlways, stopsOnTerm))
 		victim.Spec.PriorityClassName = low
 		victim.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": n.Name}
 		victim.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: *share}
@@ -74,7 +74,7 @@ var _ = Describe("DisruptionTarget", Serial, func() {
 		// The scheduler preempts in its first cycle for the pod; 10 s covers retries.
 		Eventually(victimTL.Pod).WithContext(ctx).WithTimeout(10 * time.Second).Should(
 			HaveCondition(corev1.DisruptionTarget, corev1.ConditionTrue, "PreemptionByScheduler"))
-		release(ctx, ns, victim.Name)
+		env.Release(ctx, ns, victim.Name)
 		Eventually(preemptorTL.Pod).WithContext(ctx).WithTimeout(terminationBound + podStartBound).Should(HavePhase(corev1.PodRunning))
 	})
 
@@ -87,7 +87,7 @@ var _ = Describe("DisruptionTarget", Serial, func() {
 	It("marks a pod bound to a node that does not exist Failed with DisruptionTarget (DeletionByPodGC)",
 		Label("PL-10", "PC-8", "TM-14", "Slow"), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)
-			pod := held(ns, shellPod("orphan", corev1.RestartPolicyAlways, "sleep 3600"))
+			pod := env.Hold(ns, shellPod("orphan", corev1.RestartPolicyAlways, "sleep 3600"))
 			// Bound at creation to a node that is gone: exactly what PodGC sees when a Node
 			// object is deleted, without disturbing a node the other specs use.
 			pod.Spec.NodeName = fmt.Sprintf("plc-gone-%s", ns)

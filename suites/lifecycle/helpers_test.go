@@ -7,9 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/podlifecycle/conformance/framework/observe"
 	"github.com/podlifecycle/conformance/framework/suite"
@@ -22,9 +20,6 @@ const podStartBound = suite.PodStartBound
 // under the default 30 s grace period, which is the documented upper bound.
 const terminationBound = 30 * time.Second
 
-// holdFinalizer keeps a deleted pod in the API so its final status can be read.
-const holdFinalizer = "podlifecycle.io/hold"
-
 // shellPod is a one-container busybox pod running script with mark() defined.
 func shellPod(name string, policy corev1.RestartPolicy, script string) *corev1.Pod {
 	return &corev1.Pod{
@@ -36,22 +31,6 @@ func shellPod(name string, policy corev1.RestartPolicy, script string) *corev1.P
 				Command: []string{"sh", "-c", observe.MarkShell("main") + script},
 			}},
 		},
-	}
-}
-
-// held adds holdFinalizer to p, to be created in ns, and registers its removal, so
-// the pod can be deleted and still be read until the spec ends.
-func held(ns string, p *corev1.Pod) *corev1.Pod {
-	p.Finalizers = append(p.Finalizers, holdFinalizer)
-	DeferCleanup(func(ctx SpecContext) { release(ctx, ns, p.Name) })
-	return p
-}
-
-func release(ctx context.Context, ns, name string) {
-	patch := []byte(`{"metadata":{"finalizers":null}}`)
-	_, err := env.Client.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
-		Fail("removing the finalizer of " + ns + "/" + name + ": " + err.Error())
 	}
 }
 

@@ -126,7 +126,7 @@ var _ = Describe("Pod phase", func() {
 	It("keeps its phase while Terminating, until the kubelet sets a terminal one", Label("PL-6", "TM-2"), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		// The container ignores TERM, so the pod stays Terminating for its whole grace period.
-		pod := held(ns, shellPod("slow-to-stop", corev1.RestartPolicyAlways, `trap "mark term" TERM; while true; do sleep 0.2; done`))
+		pod := env.Hold(ns, shellPod("slow-to-stop", corev1.RestartPolicyAlways, `trap "mark term" TERM; while true; do sleep 0.2; done`))
 		pod.Spec.TerminationGracePeriodSeconds = ptr(int64(5))
 		tl := env.Run(ctx, ns, pod)
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
@@ -149,7 +149,7 @@ var _ = Describe("Pod phase", func() {
 	DescribeTable("a deleted pod held by a finalizer is moved to the terminal phase its containers' exits decide",
 		Label("PL-7"), func(ctx SpecContext, exitCode int, want corev1.PodPhase) {
 			ns := env.Namespace(ctx)
-			pod := held(ns, shellPod("held", corev1.RestartPolicyAlways, fmt.Sprintf(`trap "exit %d" TERM; while true; do sleep 0.2; done`, exitCode)))
+			pod := env.Hold(ns, shellPod("held", corev1.RestartPolicyAlways, fmt.Sprintf(`trap "exit %d" TERM; while true; do sleep 0.2; done`, exitCode)))
 			tl := env.Run(ctx, ns, pod)
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
 			deletePod(ctx, ns, pod.Name, nil)

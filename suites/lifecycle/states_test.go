@@ -48,7 +48,7 @@ var _ = Describe("Container states", func() {
 
 	It("runs the preStop hook before the container is Terminated, and TERM after the hook", Label("CS-4", "TM-3", "CS-3"), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
-		pod := held(ns, hookPod("pre-stop"))
+		pod := env.Hold(ns, hookPod("pre-stop"))
 		pod.Spec.Containers[0].Lifecycle.PreStop = execHook("main", "mark prestop-begin; sleep 1; mark prestop-done")
 		tl := env.Run(ctx, ns, pod)
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))

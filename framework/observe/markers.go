@@ -55,8 +55,8 @@ func WithMarkers(p *corev1.Pod) *corev1.Pod {
 
 // ParseMarkers reads marker lines, skipping any other output, and orders them by time
 // (ties keep their order in the input, which is append order).
-func ParseMarkers(r io.Reader) ([]Marker, error) {
-	var out []Marker
+func ParseMarkers(r io.Reader) (Log, error) {
+	var out Log
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
@@ -78,9 +78,9 @@ func ParseMarkers(r io.Reader) ([]Marker, error) {
 
 // MergeMarkers merges marker lists read from several sources (files, logs of several
 // containers) into one time-ordered list without duplicates.
-func MergeMarkers(lists ...[]Marker) []Marker {
+func MergeMarkers(lists ...[]Marker) Log {
 	seen := map[Marker]bool{}
-	var out []Marker
+	var out Log
 	for _, l := range lists {
 		for _, m := range l {
 			if !seen[m] {
@@ -93,12 +93,3 @@ func MergeMarkers(lists ...[]Marker) []Marker {
 	return out
 }
 
-// Find returns the first marker of container with event, if any.
-func Find(ms []Marker, container, event string) (Marker, bool) {
-	for _, m := range ms {
-		if m.Container == container && m.Event == event {
-			return m, true
-		}
-	}
-	return Marker{}, false
-}

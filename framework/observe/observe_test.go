@@ -42,8 +42,8 @@ func TestMergeMarkersDropsDuplicates(t *testing.T) {
 	if len(got) != 2 || got[0] != b || got[1] != a {
 		t.Fatalf("got %v", got)
 	}
-	if m, ok := Find(got, "a", "x"); !ok || m != a {
-		t.Fatalf("Find: %v %v", m, ok)
+	if at, ok := got.When(MarkOf("a", "x")); !ok || !at.Equal(a.At) {
+		t.Fatalf("When: %v %v", at, ok)
 	}
 }
 

@@ -94,6 +94,37 @@ func (l Log) Of(container string) Log {
 	return out
 }
 
+// After returns the markers written after t.
+func (l Log) After(t time.Time) Log {
+	var out Log
+	for _, m := range l {
+		if m.At.After(t) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// WithEvent returns the markers of event, whichever container wrote them.
+func (l Log) WithEvent(event string) Log {
+	var out Log
+	for _, m := range l {
+		if m.Event == event {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Containers returns the container of each marker, in order.
+func (l Log) Containers() []string {
+	out := make([]string, len(l))
+	for i, m := range l {
+		out[i] = m.Container
+	}
+	return out
+}
+
 // Events returns the event names of the markers, in order.
 func (l Log) Events() []string {
 	out := make([]string, len(l))

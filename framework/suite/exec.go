@@ -48,7 +48,7 @@ func (e *Env) Logs(ctx context.Context, ns, pod, container string) (string, erro
 
 // Markers reads the millisecond markers a container wrote to its log (see
 // observe.MarkShell), from the current instance or, with previous, the one before.
-func (e *Env) Markers(ctx context.Context, ns, pod, container string, previous bool) ([]observe.Marker, error) {
+func (e *Env) Markers(ctx context.Context, ns, pod, container string, previous bool) (observe.Log, error) {
 	b, err := e.Client.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: container, Previous: previous}).DoRaw(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("logs of %s/%s/%s: %w", ns, pod, container, err)
@@ -92,7 +92,7 @@ func (e *Env) NodeShell(ctx context.Context, node, script string) (string, error
 
 // MarkerFile reads the pod's shared marker file (observe.WithMarkers) through a
 // running container, via.
-func (e *Env) MarkerFile(ctx context.Context, ns, pod, via string) ([]observe.Marker, error) {
+func (e *Env) MarkerFile(ctx context.Context, ns, pod, via string) (observe.Log, error) {
 	out, err := e.Exec(ctx, ns, pod, via, "cat", observe.MarkerDir+"/markers")
 	if err != nil {
 		return nil, err

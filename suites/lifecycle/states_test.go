@@ -34,15 +34,15 @@ var _ = Describe("Container states", func() {
 
 		markers, err := env.Markers(ctx, ns, pod.Name, "main", false)
 		Expect(err).NotTo(HaveOccurred())
-		done, ok := observe.Find(markers, "main", "poststart-done")
-		Expect(ok).To(BeTrue(), "the postStart hook wrote no poststart-done marker; markers: %v", markers)
+		Expect(markers).To(HaveMarked(observe.MarkOf("main", "poststart-done")), "the postStart hook's last marker")
+		done, _ := markers.When(observe.MarkOf("main", "poststart-done"))
 		running := firstSeen(tl, HaveContainerState("main", "Running", ""))
 		Expect(running).NotTo(BeZero())
-		AddReportEntry("postStart done → Running seen (ms)", running.Sub(done.At).Milliseconds())
+		AddReportEntry("postStart done → Running seen (ms)", running.Sub(done).Milliseconds())
 		// Both times come from the host's clock (markers: the container's adjtimex; the
 		// watch: this process), so no tolerance: Running must not be seen before the
 		// hook's last marker was written.
-		Expect(running).To(BeTemporally(">=", done.At), "Running was reported before the postStart hook finished:\n%v\n%s", markers, tl)
+		Expect(running).To(BeTemporally(">=", done), "Running was reported before the postStart hook finished:\n%v\n%s", markers, tl)
 		Expect(tl.Pod().Status.ContainerStatuses[0].State.Running.StartedAt.IsZero()).To(BeFalse(), "Running carries startedAt")
 	})
 
@@ -57,11 +57,11 @@ var _ = Describe("Container states", func() {
 
 		markers, err := env.Markers(ctx, ns, pod.Name, "main", false)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(markerEvents(markers)).To(Equal([]string{"main-started", "prestop-begin", "prestop-done", "term"}),
+		Expect(markers.Events()).To(Equal([]string{"main-started", "prestop-begin", "prestop-done", "term"}),
 			"TM-3: preStop runs first, then TERM reaches PID 1")
-		done, _ := observe.Find(markers, "main", "prestop-done")
+		done, _ := markers.When(observe.MarkOf("main", "prestop-done"))
 		terminated := firstSeen(tl, HaveContainerState("main", "Terminated", ""))
-		Expect(terminated).To(BeTemporally(">=", done.At), "CS-4: Terminated seen before preStop finished:\n%v\n%s", markers, tl)
+		Expect(terminated).To(BeTemporally(">=", done), "CS-4: Terminated seen before preStop finished:\n%v\n%s", markers, tl)
 		expectTerminated(tl.Pod(), "main", 0)
 	})
 
@@ -88,10 +88,3 @@ func firstSeen(tl *observe.Timeline, m types.GomegaMatcher) time.Time {
 	return time.Time{}
 }
 
-func markerEvents(ms []observe.Marker) []string {
-	out := make([]string, len(ms))
-	for i, m := range ms {
-		out[i] = m.Event
-	}
-	return out
-}

@@ -69,7 +69,7 @@ var _ = Describe("Init containers", func() {
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveContainerState("main", "Running", ""))
 		Expect(tl.Pod()).To(And(HaveContainerRestarts("init", 0), HaveContainerState("init", "Terminated", "Completed")))
 		ms := markersOf(ctx, ns, p.Name, "main")
-		Expect(eventsOf(ms, "init")).To(Equal([]string{"ran"}))
+		Expect(ms.Of("init").Events()).To(Equal([]string{"ran"}))
 	})
 
 	DescribeTable("are restarted after a failure unless the pod's policy is Never", Label("RS-4"),
@@ -87,12 +87,3 @@ var _ = Describe("Init containers", func() {
 	)
 })
 
-func eventsOf(ms []observe.Marker, container string) []string {
-	var out []string
-	for _, m := range ms {
-		if m.Container == container {
-			out = append(out, m.Event)
-		}
-	}
-	return out
-}

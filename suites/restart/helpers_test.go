@@ -55,7 +55,7 @@ func lastTerminationReason(p *corev1.Pod, name string) string {
 }
 
 // markersOf reads the pod's shared marker file through a running container.
-func markersOf(ctx context.Context, ns, pod, via string) []observe.Marker {
+func markersOf(ctx context.Context, ns, pod, via string) observe.Log {
 	GinkgoHelper()
 	ms, err := env.MarkerFile(ctx, ns, pod, via)
 	Expect(err).NotTo(HaveOccurred())

@@ -54,25 +54,20 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 		Expect(after.UID).To(Equal(first.UID))
 		Expect(after.Status.PodIP).To(Equal(first.Status.PodIP))
 		ms := markersOf(ctx, ns, pod.Name, "main-application")
-		exit88, found := observe.Find(ms, "watcher-sidecar", "exit-88")
-		Expect(found).To(BeTrue(), "the watcher's exit-88 marker: %v", ms)
-		Expect(eventsOf(ms, "watcher-sidecar")).To(Equal([]string{"start", "exit-88", "start"}),
+		Expect(ms).To(HaveMarked(observe.MarkOf("watcher-sidecar", "exit-88")))
+		exit88, _ := ms.When(observe.MarkOf("watcher-sidecar", "exit-88"))
+		Expect(ms.Of("watcher-sidecar").Events()).To(Equal([]string{"start", "exit-88", "start"}),
 			"the watcher saw its flag file after the restart: the emptyDir survived")
 
 		By("no preStop, and not the pod's grace period, for the running containers")
-		mainEvents := eventsOf(ms, "main-application")
+		mainEvents := ms.Of("main-application").Events()
 		Expect(mainEvents).NotTo(ContainElement("prestop"), "markers: %v", ms)
 		// The kubelet stops the containers with a grace period of 0, which it raises to
 		// its minimum of 2 s (kuberuntime minimumGracePeriodInSeconds), TERM first. The
 		// restart then starts three containers one after another (≤ 3 s each here, see
 		// framework/backoff StartLatency): far below the pod's 30 s.
-		var restartedAt time.Time
-		for _, m := range ms {
-			if m.Container == "main-application" && m.Event == "start" && m.At.After(exit88.At) {
-				restartedAt = m.At
-			}
-		}
-		took := restartedAt.Sub(exit88.At)
+		restartedAt, _ := ms.After(exit88).When(observe.MarkOf("main-application", "start"))
+		took := restartedAt.Sub(exit88)
 		AddReportEntry("in-place restart: watcher exit → main-application start (ms)", took.Milliseconds())
 		Expect(took).To(BeNumerically("<", 2*time.Second+3*backoff.StartLatency), "markers: %v", ms)
 		if slices.Contains(mainEvents, "term") {
@@ -80,12 +75,7 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 		}
 
 		By("init containers run again in order, then the sidecar, then the main container")
-		var second []string
-		for _, m := range ms {
-			if m.At.After(exit88.At) && m.Event == "start" {
-				second = append(second, m.Container)
-			}
-		}
+		second := ms.After(exit88).WithEvent("start").Containers()
 		Expect(second).To(Equal([]string{"setup-environment", "watcher-sidecar", "main-application"}))
 		Expect(after).To(And(HaveContainerRestarts("watcher-sidecar", 1), HaveContainerRestarts("setup-environment", 1)))
 

@@ -92,4 +92,3 @@ func MergeMarkers(lists ...[]Marker) Log {
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
 	return out
 }
-

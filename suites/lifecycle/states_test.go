@@ -87,4 +87,3 @@ func firstSeen(tl *observe.Timeline, m types.GomegaMatcher) time.Time {
 	}
 	return time.Time{}
 }
-

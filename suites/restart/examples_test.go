@@ -86,4 +86,3 @@ var _ = Describe("Init containers", func() {
 		Entry("Never: the pod fails", corev1.RestartPolicyNever, And(HavePhase(corev1.PodFailed), HaveContainerRestarts("init", 0))),
 	)
 })
-

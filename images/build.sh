@@ -52,7 +52,7 @@ build_own() {
   mkdir -p "$BIN_DIR/own"
   (cd "$IMAGES_DIR" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$BIN_DIR/own/" ./cmd/...)
 }
-own_key=$(inputs_key go.mod go.sum $(find cmd -type f | sort))
+own_key=$(inputs_key go.mod go.sum $(find cmd internal -type f | sort))
 run_step own-programs "$own_key" "[ -x '$BIN_DIR/own/podroutes' ]" -- build_own || exit 1
 
 # The image names kubeadm will ask containerd for, from the kubeadm just built.
@@ -142,6 +142,16 @@ nginx_image() {
   import_rootfs "$1" "$2" "$ROOTFS_TEST" 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     'EXPOSE 80' 'CMD ["nginx", "-g", "daemon off;"]'
 }
+# TM-6: a busybox whose image names SIGUSR1 as its STOPSIGNAL, so a stop that sends
+# the image's signal instead of TERM is seen by the trap that fires.
+stopsignal_image() {
+  local ctx; ctx=$(mktemp -d)
+  printf 'FROM busybox:1.28\nSTOPSIGNAL SIGUSR1\n' >"$ctx/Dockerfile"
+  legacy_build "$1" "$2" "$ctx"; local rc=$?; rm -rf "$ctx"; return $rc
+}
+image_step busybox-stopsignal-usr1 "podlifecycle/busybox-stopsignal-usr1:$OWN_TAG" \
+  "$(inputs_key "$(image_key busybox:1.28)" stopsignal-usr1-v1)" stopsignal_image || exit 1
+TEST_IMAGES+=("podlifecycle/busybox-stopsignal-usr1:$OWN_TAG")
 image_step nginx "nginx:1.14.2" "$(inputs_key "$ROOTFS_TEST" nginx-v1)" nginx_image || exit 1
 TEST_IMAGES+=("nginx:1.14.2")
 # own_image TAG KEY BINARY DEST [FROM]: one of the suite's Go programs in an image.

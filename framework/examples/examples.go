@@ -192,6 +192,39 @@ spec:
 `)
 }
 
+// LivenessHTTP is the "advanced liveness probe example" of the older Chinese
+// pod-lifecycle article (seed 002): an HTTP liveness probe with a custom header and
+// initialDelaySeconds 15 against k8s.gcr.io/liveness, whose /healthz fails after 10 s.
+func LivenessHTTP() *corev1.Pod {
+	return pod(`
+apiVersion: v1
+kind: Pod
+metadata:
+  labels:
+    test: liveness
+  name: liveness-http
+spec:
+  containers:
+  - args:
+    - /server
+    image: k8s.gcr.io/liveness
+    livenessProbe:
+      httpGet:
+        # when "host" is not defined, "PodIP" will be used
+        # host: my-host
+        # when "scheme" is not defined, "HTTP" scheme will be used. Only "HTTP" and "HTTPS" are allowed
+        # scheme: HTTPS
+        path: /healthz
+        port: 8080
+        httpHeaders:
+        - name: X-Custom-Header
+          value: Awesome
+      initialDelaySeconds: 15
+      timeoutSeconds: 1
+    name: liveness
+`)
+}
+
 // pod decodes a manifest that is part of this package; a decoding error is a bug in
 // the package, found by its unit tests.
 func pod(manifest string) *corev1.Pod {

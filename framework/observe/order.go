@@ -85,31 +85,21 @@ func (l Log) Count(e Event) int {
 
 // Of returns the markers of one container, in order.
 func (l Log) Of(container string) Log {
-	var out Log
-	for _, m := range l {
-		if m.Container == container {
-			out = append(out, m)
-		}
-	}
-	return out
+	return l.where(func(m Marker) bool { return m.Container == container })
 }
 
 // After returns the markers written after t.
-func (l Log) After(t time.Time) Log {
-	var out Log
-	for _, m := range l {
-		if m.At.After(t) {
-			out = append(out, m)
-		}
-	}
-	return out
-}
+func (l Log) After(t time.Time) Log { return l.where(func(m Marker) bool { return m.At.After(t) }) }
 
 // WithEvent returns the markers of event, whichever container wrote them.
 func (l Log) WithEvent(event string) Log {
+	return l.where(func(m Marker) bool { return m.Event == event })
+}
+
+func (l Log) where(keep func(Marker) bool) Log {
 	var out Log
 	for _, m := range l {
-		if m.Event == event {
+		if keep(m) {
 			out = append(out, m)
 		}
 	}

@@ -1,0 +1,24 @@
+package suite
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega/gmeasure"
+)
+
+// Timings is a gmeasure experiment attached to the current spec's report, and so to
+// the statement report (structured, under data), for the spans a spec measures.
+func Timings(name string) *gmeasure.Experiment {
+	exp := gmeasure.NewExperiment(name)
+	AddReportEntry(exp.Name, exp)
+	return exp
+}
+
+// Record keeps a measured span in exp, in milliseconds, annotated with the range the
+// spec allows for it, so the report shows expected against measured.
+func Record(exp *gmeasure.Experiment, name string, measured, min, max time.Duration) {
+	exp.RecordDuration(name, measured, gmeasure.Precision(time.Millisecond),
+		gmeasure.Annotation(fmt.Sprintf("allowed %d–%d ms", min.Milliseconds(), max.Milliseconds())))
+}

@@ -10,8 +10,10 @@ ARTIFACTS := _artifacts
 # Suites that have specs, in run order; each is a directory under suites/. The cluster
 # suite checks the clusters themselves (networking, DNS, logs, exec, per-node gates).
 # restart/profiles checks crash-loop backoff under kubelet profiles on a cluster of its
-# own (kind-configs/backoff-profiles.yaml).
-SUITES   := cluster lifecycle restart restart/profiles
+# own (kind-configs/backoff-profiles.yaml); termination/gated shares that cluster for
+# the termination statements that need cluster settings (ContainerStopSignals, a low
+# terminated-pod-gc-threshold).
+SUITES   := cluster lifecycle restart probes termination restart/profiles termination/gated
 ALL_SUITES := $(SUITES)
 
 FOCUS ?=
@@ -46,7 +48,7 @@ e2e: images
 	go run ./framework/cluster/cmd/delete-run-clusters
 
 # e2e-<suite> runs suites/<suite> and the suites below it (e2e-restart: restart and
-# restart/profiles).
+# restart/profiles; e2e-termination: termination and termination/gated).
 $(addprefix e2e-,$(ALL_SUITES)): e2e-%: images
 	@mkdir -p $(ARTIFACTS)
 	export E2E_RUN_ID=$$(date +%s%N); \

@@ -1,0 +1,198 @@
+package probes
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gmeasure"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
+)
+
+const podStartBound = suite.PodStartBound
+
+// probeServerImage is images/cmd/probeserver: HTTP on 8080, TCP on 8081, gRPC health
+// on 8082; busybox underneath, for exec probes and `touch`.
+const probeServerImage = "podlifecycle/probeserver:1"
+
+// The tolerance model of probe timing. The kubelet's probe worker ticks every
+// periodSeconds from a time.Ticker, so consecutive probes are one period apart to
+// within the scheduling delay of its goroutine and of the HTTP round trip, marked by
+// the server when the request arrives: tickJitter, on a loaded 2-core machine. The
+// first probe comes at the first tick at least initialDelaySeconds after the
+// container started: up to one period later.
+const tickJitter = 150 * time.Millisecond
+
+// startedAtTruncation: the kubelet counts initialDelaySeconds from the container's
+// StartedAt as its status manager keeps it, truncated to whole seconds
+// (pkg/kubelet/status normalizeStatus, Rfc3339Copy), so the first probe may come up
+// to a second before initialDelaySeconds have passed since the real start.
+const startedAtTruncation = time.Second
+
+// firstProbeWindow is when the first probe may come after the container's start: at
+// the first tick of the worker's ticker once initialDelaySeconds have passed since the
+// truncated StartedAt.
+func firstProbeWindow(initialDelay, period time.Duration) (min, max time.Duration) {
+	return initialDelay - startedAtTruncation - tickJitter, initialDelay + period + tickJitter
+}
+
+// earlyFirstProbe records, when it happened, that the first probe came before
+// initialDelaySeconds had passed since the container's real start.
+func earlyFirstProbe(measured, initialDelay time.Duration) {
+	if measured < initialDelay {
+		AddReportEntry("drift: PR-4 first probe before initialDelaySeconds", fmt.Sprintf(
+			"the first probe reached the server %d ms after it started, %d ms before initialDelaySeconds (%s): the kubelet counts the delay from StartedAt truncated to whole seconds",
+			measured.Milliseconds(), (initialDelay - measured).Milliseconds(), initialDelay))
+	}
+}
+
+// server is a probe server container named name, with extra flags.
+func server(name string, flags ...string) corev1.Container {
+	return corev1.Container{Name: name, Image: probeServerImage, Args: append([]string{"-name", name}, flags...)}
+}
+
+// httpProbe probes path on the server's HTTP port every period seconds, failing after
+// threshold failures.
+func httpProbe(path string, period, threshold int32) *corev1.Probe {
+	return &corev1.Probe{
+		ProbeHandler:  corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: path, Port: intstr.FromInt32(8080)}},
+		PeriodSeconds: period, FailureThreshold: threshold,
+	}
+}
+
+func podOf(name string, containers ...corev1.Container) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       corev1.PodSpec{Containers: containers, TerminationGracePeriodSeconds: ptr(int64(2))},
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// probeLog reads the probes a server container received (its current instance, or
+// the one before with previous), each as an event "<path> <code>" ("<path> gave up
+// after N ms" when the kubelet stopped waiting), plus its "started" marker; headers
+// are dropped (see probeHeaders).
+func probeLog(ctx context.Context, ns, pod, container string, previous bool) observe.Log {
+	GinkgoHelper()
+	raw, err := env.Markers(ctx, ns, pod, container, previous)
+	Expect(err).NotTo(HaveOccurred())
+	var out observe.Log
+	for _, m := range raw {
+		if kind, ok := strings.CutPrefix(m.Event, "probe "); ok {
+			f := strings.Fields(kind)
+			switch {
+			case len(f) >= 7 && f[0] == "http" && f[2] == "gave":
+				m.Event = strings.Join(f[1:7], " ")
+			case len(f) >= 3 && f[0] == "http":
+				m.Event = f[1] + " " + f[2]
+			default: // tcp accept, grpc service="x" STATUS
+				m.Event = strings.Join(f, " ")
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// probeHeaders returns the headers of every probe of path a container received, one
+// string of " Name=value" fields per probe.
+func probeHeaders(ctx context.Context, ns, pod, container, path string, previous bool) []string {
+	GinkgoHelper()
+	raw, err := env.Markers(ctx, ns, pod, container, previous)
+	Expect(err).NotTo(HaveOccurred())
+	var out []string
+	for _, m := range raw {
+		if rest, ok := strings.CutPrefix(m.Event, "probe http "+path+" "); ok {
+			out = append(out, rest)
+		}
+	}
+	return out
+}
+
+// times returns the times of the markers with event e (a path and code, see probeLog).
+func times(log observe.Log, container, event string) []time.Time {
+	var out []time.Time
+	for _, m := range log.Of(container).WithEvent(event) {
+		out = append(out, m.At)
+	}
+	return out
+}
+
+// withPrefix counts the markers whose event starts with prefix.
+func withPrefix(log observe.Log, prefix string) int {
+	n := 0
+	for _, m := range log {
+		if strings.HasPrefix(m.Event, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+var timings = suite.Timings
+
+// within records d in exp with its allowed range and checks it.
+func within(exp *gmeasure.Experiment, name string, d, min, max time.Duration, log observe.Log) {
+	GinkgoHelper()
+	suite.Record(exp, name, d, min, max)
+	Expect(d).To(And(BeNumerically(">=", min), BeNumerically("<=", max)),
+		"%s: measured %d ms, allowed %d–%d ms; the server's log:\n%s", name, d.Milliseconds(), min.Milliseconds(), max.Milliseconds(), log)
+}
+
+// exec runs a shell command in a container.
+func exec(ctx context.Context, ns, pod, container, script string) {
+	GinkgoHelper()
+	_, err := env.Exec(ctx, ns, pod, container, "sh", "-c", script)
+	Expect(err).NotTo(HaveOccurred())
+}
+
+// seenAt is when the watch first delivered a status for which ok holds.
+func seenAt(tl *observe.Timeline, ok func(*corev1.Pod) bool) time.Time {
+	for _, e := range tl.Entries() {
+		if e.Kind == "pod" && ok(e.Pod) {
+			return e.Seen
+		}
+	}
+	return time.Time{}
+}
+
+// firstWithPod is the first status the watch delivered for which ok holds, or nil.
+func firstWithPod(tl *observe.Timeline, ok func(*corev1.Pod) bool) *corev1.Pod {
+	for _, e := range tl.Entries() {
+		if e.Kind == "pod" && ok(e.Pod) {
+			return e.Pod
+		}
+	}
+	return nil
+}
+
+func containerReady(name string) func(*corev1.Pod) bool {
+	return func(p *corev1.Pod) bool {
+		for _, s := range p.Status.ContainerStatuses {
+			if s.Name == name {
+				return s.Ready
+			}
+		}
+		return false
+	}
+}
+
+// eventsWith lists the timeline's events whose summary contains s.
+func eventsWith(tl *observe.Timeline, s string) []string {
+	var out []string
+	for _, e := range tl.Entries() {
+		if e.Kind == "event" && strings.Contains(e.Summary, s) {
+			out = append(out, e.Summary)
+		}
+	}
+	return out
+}

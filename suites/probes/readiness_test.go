@@ -1,0 +1,122 @@
+package probes
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/observe"
+)
+
+// endpointBound: the kubelet writes the Ready change, the EndpointSlice controller
+// follows it, the watch delivers it: seconds on a loaded machine; 20 s bounds it.
+const endpointBound = 20 * time.Second
+
+// service makes a Service selecting app=name and records its endpoint for pod.
+func service(ctx SpecContext, ns, name, pod string) *observe.Endpoints {
+	GinkgoHelper()
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": name}, Ports: []corev1.ServicePort{{Port: 8080, TargetPort: intstr.FromInt32(8080)}}},
+	}
+	_, err := env.Client.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	ep, err := observe.RecordEndpoints(ctx, env.Client, ns, name, pod)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(ep.Stop)
+	return ep
+}
+
+var (
+	readyEndpoint    = observe.EndpointState{Listed: true, Ready: true, Serving: true}
+	notReadyEndpoint = observe.EndpointState{Listed: true}
+)
+
+var _ = Describe("Readiness probe", func() {
+	It("takes the pod out of the Service's endpoints while it fails and puts it back when it recovers, for the container's whole life",
+		Label("PR-5"), func(ctx SpecContext) {
+			ns := env.Namespace(ctx)
+			ep := service(ctx, ns, "flaky", "flaky")
+			c := server("server")
+			c.ReadinessProbe = httpProbe("/healthz", 1, 1)
+			pod := podOf("flaky", c)
+			pod.Labels = map[string]string{"app": "flaky"}
+			tl := env.Run(ctx, ns, pod)
+			Eventually(ep.Current).WithContext(ctx).WithTimeout(podStartBound).Should(Equal(readyEndpoint), "%s", ep)
+			// Twice: readiness probes keep running after the first success.
+			for range 2 {
+				exec(ctx, ns, pod.Name, "server", "touch /tmp/unhealthy")
+				Eventually(ep.Current).WithContext(ctx).WithTimeout(endpointBound).Should(Equal(notReadyEndpoint), "PR-5: a failing readiness probe takes the endpoint out of service:\n%s", ep)
+				Expect(tl.Pod()).To(HaveCondition(corev1.PodReady, corev1.ConditionFalse, ""))
+				exec(ctx, ns, pod.Name, "server", "rm /tmp/unhealthy")
+				Eventually(ep.Current).WithContext(ctx).WithTimeout(endpointBound).Should(Equal(readyEndpoint), "PR-5: recovery puts it back:\n%s", ep)
+			}
+			Expect(tl.Pod()).To(HaveContainerRestarts("server", 0), "readiness failures never restart a container")
+		})
+
+	It("is not needed: a container without one is ready once it runs, and without a liveness probe it is healthy",
+		Label("PR-7"), func(ctx SpecContext) {
+			ns := env.Namespace(ctx)
+			tl := env.Run(ctx, ns, podOf("no-probes", server("server", "-healthy-for=1s")))
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
+			running := seenAt(tl, func(p *corev1.Pod) bool {
+				return len(p.Status.ContainerStatuses) > 0 && p.Status.ContainerStatuses[0].State.Running != nil
+			})
+			ready := seenAt(tl, containerReady("server"))
+			// Running and ready come in one status update, or the next one.
+			Expect(ready.Sub(running)).To(BeNumerically("<=", 2*time.Second), "PR-7: ready as soon as running:\n%s", tl)
+			// The server reports unhealthy after 1 s, but nothing asks it: no probe runs,
+			// so nothing restarts it. Ten seconds cover three default liveness periods.
+			Consistently(tl.Pod).WithContext(ctx).WithTimeout(10 * time.Second).WithPolling(time.Second).
+				Should(And(HaveContainerRestarts("server", 0), HaveCondition(corev1.PodReady, corev1.ConditionTrue, "")))
+			log := probeLog(ctx, ns, "no-probes", "server", false)
+			Expect(withPrefix(log, "/")).To(BeZero(), "no probe reached the server:\n%s", log)
+		})
+
+	DescribeTable("a pod being deleted turns unready while its container still runs",
+		Label("PR-9"), func(ctx SpecContext, withProbe bool) {
+			ns := env.Namespace(ctx)
+			ep := service(ctx, ns, "leaving", "leaving")
+			c := server("server")
+			if withProbe {
+				c.ReadinessProbe = httpProbe("/healthz", 1, 1)
+			}
+			// The preStop hook keeps the container running for 4 s after the delete.
+			c.Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"sleep", "4"}}}}
+			pod := env.Hold(ns, podOf("leaving", c))
+			pod.Labels = map[string]string{"app": "leaving"}
+			pod.Spec.TerminationGracePeriodSeconds = ptr(int64(10))
+			tl := env.Run(ctx, ns, pod)
+			Eventually(ep.Current).WithContext(ctx).WithTimeout(podStartBound).Should(Equal(readyEndpoint), "%s", ep)
+
+			Expect(env.Client.CoreV1().Pods(ns).Delete(ctx, pod.Name, metav1.DeleteOptions{})).To(Succeed())
+			// "Unready" as the Service sees it: the endpoint stays listed, not ready,
+			// terminating, while the container still runs its 4 s preStop.
+			terminatingEndpoint := HaveField("Terminating", BeTrue())
+			Eventually(ep.Current).WithContext(ctx).WithTimeout(endpointBound).Should(And(HaveField("Listed", BeTrue()), HaveField("Ready", BeFalse()), terminatingEndpoint),
+				"PR-9: a pod being deleted is unready, with or without a readiness probe:\n%s", ep)
+			Expect(tl.Pod()).To(HaveContainerState("server", "Running", ""), "the container still ran (its preStop) when the endpoint turned unready")
+
+			// The pod's own Ready condition: the old article says the pod turns unready;
+			// the v1.37 kubelet keeps probing readiness during termination (pkg/kubelet/
+			// prober: only liveness and startup stop), so Ready may stay True until the
+			// container stops. Recorded when seen, as evidence for the report.
+			readyWhileTerminating := firstWithPod(tl, func(p *corev1.Pod) bool {
+				return p.DeletionTimestamp != nil && containerReady("server")(p)
+			})
+			if readyWhileTerminating != nil {
+				AddReportEntry("drift: PR-9 pod Ready while terminating", fmt.Sprintf(
+					"the docs (seed 002) say a pod being deleted turns unready; its EndpointSlice endpoint did (ready=false, terminating=true), "+
+						"but the pod's Ready condition stayed True while it terminated (readiness probe: %t): %s\nendpoint states:\n%s", withProbe, observe.SummarizePod(readyWhileTerminating), ep))
+			}
+		},
+		Entry("with a readiness probe", true),
+		Entry("without a readiness probe", false),
+	)
+})

@@ -1,0 +1,105 @@
+package probes
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+
+	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/observe"
+)
+
+var _ = Describe("Probe timing", Label("PR-4"), func() {
+	It("honours initialDelaySeconds, periodSeconds and failureThreshold", func(ctx SpecContext) {
+		const (
+			initialDelay = 4 * time.Second
+			period       = 2 * time.Second
+			threshold    = 3
+			healthyFor   = 10 * time.Second
+		)
+		ns := env.Namespace(ctx)
+		c := server("server", fmt.Sprintf("-healthy-for=%s", healthyFor))
+		c.LivenessProbe = httpProbe("/live", int32(period/time.Second), threshold)
+		c.LivenessProbe.InitialDelaySeconds = int32(initialDelay / time.Second)
+		tl := env.Run(ctx, ns, podOf("timed", c))
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + healthyFor + threshold*period + 20*time.Second).
+			Should(HaveContainerRestarts("server", BeNumerically(">=", 1)))
+
+		log := probeLog(ctx, ns, "timed", "server", true)
+		var probes []time.Time
+		for _, m := range log.Of("server") {
+			if strings.HasPrefix(m.Event, "/live ") {
+				probes = append(probes, m.At)
+			}
+		}
+		Expect(len(probes)).To(BeNumerically(">=", 4), "%s", log)
+		exp := timings("liveness probe timing")
+		started, _ := log.When(observe.StartOf("server"))
+		// The first tick at least initialDelaySeconds after the (truncated) start: up to
+		// one period later (the worker's ticker started when the kubelet saw the pod).
+		min, max := firstProbeWindow(initialDelay, period)
+		within(exp, "start → first probe (ms): initialDelaySeconds", probes[0].Sub(started), min, max, log)
+		earlyFirstProbe(probes[0].Sub(started), initialDelay)
+		for i := 1; i < len(probes); i++ {
+			within(exp, "interval between probes (ms): periodSeconds", probes[i].Sub(probes[i-1]), period-tickJitter, period+tickJitter, log)
+		}
+		failures := times(log, "server", "/live 500")
+		Expect(failures).To(HaveLen(threshold), "failureThreshold failed probes, then the kill:\n%s", log)
+		within(exp, "first failure → last failure before the kill (ms): (failureThreshold-1)·periodSeconds",
+			failures[threshold-1].Sub(failures[0]), (threshold-1)*period-tickJitter, (threshold-1)*period+tickJitter, log)
+	})
+
+	It("gives up on a probe after timeoutSeconds", func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		c := server("server")
+		// The server answers after 5 s; the kubelet stops waiting after 1 s.
+		c.ReadinessProbe = httpProbe("/slow/5000", 2, 1)
+		c.ReadinessProbe.TimeoutSeconds = 1
+		tl := env.Run(ctx, ns, podOf("slow-answers", c))
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
+		var log observe.Log
+		Eventually(func() int {
+			log = probeLog(ctx, ns, "slow-answers", "server", false)
+			return withPrefix(log, "/slow/5000 gave up after")
+		}).WithContext(ctx).WithTimeout(10 * time.Second).Should(BeNumerically(">=", 2))
+		Expect(tl.Pod()).NotTo(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""), "a timed-out probe is a failure")
+
+		exp := timings("probe timeout")
+		for _, m := range log {
+			var ms int
+			if _, err := fmt.Sscanf(m.Event, "/slow/5000 gave up after %d", &ms); err == nil {
+				// The kubelet's HTTP client has a timeout of timeoutSeconds; the server
+				// sees the connection close a round trip later.
+				within(exp, "request → the kubelet gave up (ms): timeoutSeconds", time.Duration(ms)*time.Millisecond, time.Second-tickJitter, time.Second+tickJitter, log)
+			}
+		}
+	})
+
+	It("needs successThreshold successes in a row before it reports ready", func(ctx SpecContext) {
+		const successThreshold = 3
+		ns := env.Namespace(ctx)
+		c := server("server")
+		c.ReadinessProbe = httpProbe("/when-exists/ready", 1, 1)
+		c.ReadinessProbe.SuccessThreshold = successThreshold
+		tl := env.Run(ctx, ns, podOf("warms-up", c))
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
+		exec(ctx, ns, "warms-up", "server", "touch /tmp/ready")
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(successThreshold*time.Second + 10*time.Second).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
+		ready := seenAt(tl, containerReady("server"))
+
+		log := probeLog(ctx, ns, "warms-up", "server", false)
+		successes := times(log, "server", "/when-exists/ready 200")
+		Expect(len(successes)).To(BeNumerically(">=", successThreshold), "%s", log)
+		// The watch and the server's markers read one clock: kind nodes are containers
+		// on the runner's kernel.
+		Expect(ready).To(BeTemporally(">", successes[successThreshold-1]),
+			"ready was reported before the %d-th success:\n%s\n%s", successThreshold, log, tl)
+		// The status manager writes the change and the watch delivers it: 1 s on a
+		// loaded machine, less than a period.
+		within(timings("readiness successThreshold"), "third success → Ready seen (ms)", ready.Sub(successes[successThreshold-1]), 0, time.Second, log)
+	})
+})

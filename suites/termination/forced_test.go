@@ -1,0 +1,74 @@
+package termination
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/observe"
+)
+
+var _ = Describe("Forced deletion", func() {
+	It("removes the pod from the API at once, so a pod of the same name can be created while the old containers still stop",
+		Label("TM-9"), func(ctx SpecContext) {
+			ns := env.Namespace(ctx)
+			// Both pods write their markers to one directory of the node, so the old
+			// pod's markers can be read after it left the API: through the new one.
+			markers := corev1.Volume{Name: "node-markers", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{
+				Path: "/tmp/podlifecycle-markers/" + ns, Type: ptr(corev1.HostPathDirectoryOrCreate)}}}
+			withNodeMarkers := func(p *corev1.Pod) *corev1.Pod {
+				p.Spec.Volumes = append(p.Spec.Volumes, markers)
+				p.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: markers.Name, MountPath: observe.MarkerDir}}
+				return p
+			}
+			// 30 s of grace that a forced deletion must not give: the container ignores TERM.
+			old := withNodeMarkers(stoppingPod("same-name", seconds(30), onTerm("old", keepRunning)))
+			tl := env.Run(ctx, ns, old)
+			running(ctx, ns, tl, "old")
+			node := tl.Pod().Spec.NodeName
+
+			deleted := time.Now()
+			Expect(env.Client.CoreV1().Pods(ns).Delete(ctx, old.Name, metav1.DeleteOptions{GracePeriodSeconds: seconds(0)})).To(Succeed())
+			_, err := env.Client.CoreV1().Pods(ns).Get(ctx, old.Name, metav1.GetOptions{})
+			Expect(apierrors.IsNotFound(err)).To(BeTrue(), "TM-9: a forced delete removes the pod from the API at once; Get said %v", err)
+
+			successor := withNodeMarkers(stoppingPod("same-name", seconds(1), onTerm("successor", exitNow)))
+			successor.Spec.NodeSelector = map[string]string{corev1.LabelHostname: node}
+			_, err = env.Client.CoreV1().Pods(ns).Create(ctx, successor, metav1.CreateOptions{})
+			created := time.Now()
+			Expect(err).NotTo(HaveOccurred(), "TM-9: a pod of the same name can be created right after a forced delete")
+			AddReportEntry("forced delete → same-name pod created (ms)", created.Sub(deleted).Milliseconds())
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
+			DeferCleanup(func(ctx SpecContext) {
+				_, _ = env.Exec(ctx, ns, successor.Name, "successor", "rm", "-f", observe.MarkerDir+"/markers")
+			})
+
+			// The old container is done once it has not marked a heartbeat for a second
+			// while the successor went on marking (five of its heartbeats).
+			var log observe.Log
+			Eventually(func() (time.Duration, error) {
+				ms, err := env.MarkerFile(ctx, ns, successor.Name, "successor")
+				log = ms
+				gap, _ := log.Between(observe.LastHeartbeatOf("old"), observe.LastHeartbeatOf("successor"))
+				return gap, err
+			}).WithContext(ctx).WithTimeout(stopBound(30*time.Second)).WithPolling(500*time.Millisecond).
+				Should(BeNumerically(">", time.Second), "the old container should stop; markers so far:\n%s", log)
+
+			Expect(log).To(HaveMarked(observe.SignalTo("old", "TERM")), "the old containers are still stopped with TERM first")
+			lastOld, _ := log.When(observe.LastHeartbeatOf("old"))
+			// The runner and the markers read one clock: kind nodes are containers on the
+			// runner's kernel.
+			Expect(created).To(BeTemporally("<", lastOld), "TM-9: the same-name pod was created while the old container still ran:\n%s", log)
+			// "A short grace": the kubelet gives a pod deleted with grace 0 its minimum
+			// grace (pod workers raise 0 to 1 s, killContainer raises that to 2 s), not
+			// the pod's 30 s.
+			min, max := killWindow(minimumGrace)
+			span(timings("forced deletion"), log, "old container TERM → SIGKILL (ms): a short grace, not its 30 s",
+				observe.SignalTo("old", "TERM"), observe.LastHeartbeatOf("old"), min, max)
+		})
+})

@@ -1,0 +1,92 @@
+package termination
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+
+	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/observe"
+)
+
+var _ = Describe("Grace period", func() {
+	DescribeTable("a container that ignores TERM is killed when the grace period ends",
+		func(ctx SpecContext, podGrace *int64, wantGrace int64) {
+			ns := env.Namespace(ctx)
+			pod := env.Hold(ns, stoppingPod("ignores-term", podGrace, onTerm("main", keepRunning)))
+			tl := env.Run(ctx, ns, pod)
+			running(ctx, ns, tl, "main")
+			Expect(tl.Pod().Spec.TerminationGracePeriodSeconds).To(HaveValue(Equal(wantGrace)),
+				"TM-1: terminationGracePeriodSeconds (30 s when the pod sets none)")
+
+			grace := time.Duration(wantGrace) * time.Second
+			_, log := deleteAndWait(ctx, ns, tl, nil, stopBound(grace))
+			terminating := firstWith(tl, func(p *corev1.Pod) bool { return p.DeletionTimestamp != nil })
+			Expect(terminating).NotTo(BeNil(), "TM-2: the watch never showed the pod with a deletionTimestamp:\n%s", tl)
+			Expect(terminating.DeletionGracePeriodSeconds).To(HaveValue(Equal(wantGrace)), "TM-2: deletionGracePeriodSeconds is the pod's grace")
+
+			min, max := killWindow(grace)
+			span(timings("TERM → SIGKILL"), log, "TERM → last heartbeat (ms)",
+				observe.SignalTo("main", "TERM"), observe.LastHeartbeatOf("main"), min, max)
+			Expect(log).NotTo(HaveMarked(observe.ExitOf("main")), "the container ignores TERM; only SIGKILL stops it")
+			Expect(tl.Pod()).To(HaveContainerState("main", "Terminated", ""))
+			Expect(exitCode(tl.Pod(), "main")).To(BeEquivalentTo(137), "TM-5: killed by SIGKILL (128+9)")
+		},
+		Entry("the default of 30 s", Label("TM-1", "TM-2", "TM-5"), nil, int64(30)),
+		Entry("terminationGracePeriodSeconds: 5", Label("TM-1", "TM-2", "TM-5"), seconds(5), int64(5)),
+	)
+
+	It("runs preStop first, sends TERM after it, and gives a preStop that outlives the grace period 2 s more",
+		Label("TM-3", "TM-4", "CS-4"), func(ctx SpecContext) {
+			const grace = 4 * time.Second
+			ns := env.Namespace(ctx)
+			main := onTerm("main", keepRunning)
+			// A preStop hook that never finishes on its own: the kubelet gives up on it when
+			// the grace period ends.
+			main.Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"sh", "-c",
+				observe.MarkShell("main") + "mark prestop-begin; while :; do sleep 0.2; done"}}}}
+			pod := env.Hold(ns, stoppingPod("long-prestop", seconds(int64(grace/time.Second)), main))
+			tl := env.Run(ctx, ns, pod)
+			running(ctx, ns, tl, "main")
+
+			_, log := deleteAndWait(ctx, ns, tl, nil, stopBound(grace))
+			Expect(log).To(MarkBefore(observe.MarkOf("main", "prestop-begin"), observe.SignalTo("main", "TERM")),
+				"TM-3: preStop runs before TERM reaches PID 1")
+			exp := timings("preStop extension")
+			span(exp, log, "preStop begin → TERM (ms): the grace", observe.MarkOf("main", "prestop-begin"), observe.SignalTo("main", "TERM"),
+				grace-hookStartLatency, grace+runtimeSlack)
+			min, max := killWindow(minimumGrace)
+			span(exp, log, "TERM → SIGKILL (ms): the 2 s extension", observe.SignalTo("main", "TERM"), observe.LastHeartbeatOf("main"), min, max)
+			min, max = killWindow(grace + minimumGrace)
+			span(exp, log, "preStop begin → SIGKILL (ms): grace + 2 s", observe.MarkOf("main", "prestop-begin"), observe.LastHeartbeatOf("main"),
+				min-hookStartLatency, max+runtimeSlack)
+			Expect(exitCode(tl.Pod(), "main")).To(BeEquivalentTo(137), "killed by SIGKILL once the extension ran out")
+		})
+})
+
+var _ = Describe("Terminal phase", func() {
+	It("is written by the kubelet before the pod leaves the API", Label("TM-8", "PL-7"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		pod := stoppingPod("leaves", seconds(10), onTerm("main", exitNow))
+		tl := env.Run(ctx, ns, pod)
+		running(ctx, ns, tl, "main")
+		Expect(env.Client.CoreV1().Pods(ns).Delete(ctx, pod.Name, deleteWithPodGrace)).To(Succeed())
+		Eventually(deletedFromAPI(tl)).WithContext(ctx).WithTimeout(stopBound(10 * time.Second)).Should(BeTrue())
+
+		// The last status the watch delivered before the deletion.
+		var last *corev1.Pod
+		for _, e := range tl.Entries() {
+			if e.Kind == "deleted" {
+				break
+			}
+			if e.Kind == "pod" {
+				last = e.Pod
+			}
+		}
+		Expect(last).NotTo(BeNil(), "%s", tl)
+		Expect(last).To(terminal(), "TM-8: the kubelet sets the terminal phase before it deletes the pod:\n%s", tl)
+		Expect(last).To(HaveContainerState("main", "Terminated", ""), "PL-7: the containers stopped before the phase became terminal")
+	})
+})

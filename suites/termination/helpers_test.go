@@ -1,0 +1,172 @@
+package termination
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gmeasure"
+	"github.com/onsi/gomega/types"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
+)
+
+const podStartBound = suite.PodStartBound
+
+// The tolerance model of every TERM→KILL measurement in this suite.
+//
+// The start of a span is a trap's marker: a trapped signal interrupts the script's
+// `wait` at once, and the marker is written after the fork of adjtimex and awk
+// (observe.MarkShell), so it is at most markLatency late. The end is the container's
+// last heartbeat: it marks every heartbeat, so it died at most heartbeat+markLatency
+// after its last marker. A measured span is therefore the real one minus up to
+// heartbeat+2·markLatency. The real span is the grace the runtime was given (containerd
+// starts its timer when it sends the stop signal), plus the timer's and the kill's
+// scheduling delay, runtimeSlack.
+const (
+	heartbeat    = observe.HeartbeatPeriod
+	markLatency  = 100 * time.Millisecond // adjtimex+awk fork on a loaded 2-core machine
+	runtimeSlack = 250 * time.Millisecond
+)
+
+// hookStartLatency: the kubelet times a preStop hook from its exec call, and the hook's
+// first marker comes after the runtime set up the exec (runc exec, tens to a few
+// hundred ms under load) and markLatency; a span that starts at the hook's first
+// marker may be short by that much.
+const hookStartLatency = 400 * time.Millisecond
+
+// killWindow is the range a measured signal→death span may take when the runtime
+// was given grace.
+func killWindow(grace time.Duration) (min, max time.Duration) {
+	return grace - heartbeat - 2*markLatency, grace + runtimeSlack
+}
+
+// minimumGrace is the kubelet's minimum grace period for stopping a container
+// (minimumGracePeriodInSeconds in pkg/kubelet/kuberuntime): what a preStop that used
+// up the pod's grace leaves (TM-4's "2 s extension"), and what sidecars get when the
+// pod's grace has run out (TM-12).
+const minimumGrace = 2 * time.Second
+
+// Shorthands of the marking scripts' vocabulary.
+const (
+	keepRunning = observe.KeepRunning
+	exitNow     = observe.ExitNow
+)
+
+var exitAfter = observe.ExitAfter
+
+// stopper is a busybox container running observe.StopperScript: it marks its start,
+// each of TERM, USR1 and USR2 it gets (then doing then[SIG]), and a heartbeat.
+func stopper(name string, then map[string]string) corev1.Container {
+	return corev1.Container{Name: name, Image: "busybox:1.28", Command: []string{"sh", "-c", observe.StopperScript(name, then)}}
+}
+
+// onTerm is the common case of stopper: then is what it does on TERM.
+func onTerm(name, then string) corev1.Container {
+	return stopper(name, map[string]string{"TERM": then})
+}
+
+// stoppingPod is a pod of stoppers with the given grace period (nil: the default).
+func stoppingPod(name string, grace *int64, containers ...corev1.Container) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       corev1.PodSpec{Containers: containers, TerminationGracePeriodSeconds: grace},
+	}
+}
+
+func seconds(s int64) *int64 { return &s }
+
+// terminal matches a pod in a terminal phase.
+func terminal() types.GomegaMatcher {
+	return Or(HavePhase(corev1.PodSucceeded), HavePhase(corev1.PodFailed))
+}
+
+// running waits until every container of the pod marked its start: then the traps
+// are set and a signal will be recorded.
+func running(ctx context.Context, ns string, tl *observe.Timeline, containers ...string) {
+	GinkgoHelper()
+	Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
+	Eventually(func() (observe.Log, error) { return env.PodLog(ctx, ns, tl.Name) }).
+		WithContext(ctx).WithTimeout(10 * time.Second).WithPolling(200 * time.Millisecond).
+		Should(And(markedStart(containers...)...))
+}
+
+func markedStart(containers ...string) []types.GomegaMatcher {
+	var ms []types.GomegaMatcher
+	for _, c := range containers {
+		ms = append(ms, HaveMarked(observe.StartOf(c)))
+	}
+	return ms
+}
+
+// stopBound bounds how long a deleted pod takes to stop: its grace period, the 2 s
+// a preStop or a sidecar may add (minimumGrace), and the kubelet's sync and status
+// update, which take seconds on a loaded 2-core machine (20 s).
+func stopBound(grace time.Duration) time.Duration { return grace + minimumGrace + 20*time.Second }
+
+// deleteAndWait deletes a held pod (grace nil: its own) and waits until every
+// container stopped and the kubelet wrote a terminal phase; it returns the time of
+// the delete call and the containers' markers.
+func deleteAndWait(ctx context.Context, ns string, tl *observe.Timeline, grace *int64, bound time.Duration) (time.Time, observe.Log) {
+	GinkgoHelper()
+	deleted := time.Now()
+	Expect(env.Client.CoreV1().Pods(ns).Delete(ctx, tl.Name, metav1.DeleteOptions{GracePeriodSeconds: grace})).To(Succeed())
+	Eventually(tl.Pod).WithContext(ctx).WithTimeout(bound).Should(terminal())
+	log, err := env.PodLog(ctx, ns, tl.Name)
+	Expect(err).NotTo(HaveOccurred())
+	AddReportEntry("markers of "+tl.Name, log.String(), ReportEntryVisibilityFailureOrVerbose)
+	return deleted, log
+}
+
+var timings = suite.Timings
+
+// span measures from a to b in log, records it in exp and checks it against
+// [min, max]; the failure shows the whole log.
+func span(exp *gmeasure.Experiment, log observe.Log, name string, a, b observe.Event, min, max time.Duration) {
+	GinkgoHelper()
+	if d, ok := log.Between(a, b); ok {
+		suite.Record(exp, name, d, min, max)
+	}
+	Expect(log).To(MarkWithin(a, b, min, max), name)
+}
+
+var deleteWithPodGrace = metav1.DeleteOptions{}
+
+// firstWith is the first pod status the watch delivered for which ok holds, or nil.
+func firstWith(tl *observe.Timeline, ok func(*corev1.Pod) bool) *corev1.Pod {
+	for _, e := range tl.Entries() {
+		if e.Kind == "pod" && ok(e.Pod) {
+			return e.Pod
+		}
+	}
+	return nil
+}
+
+// deletedFromAPI says whether the watch saw the pod leave the API.
+func deletedFromAPI(tl *observe.Timeline) func() bool {
+	return func() bool {
+		for _, e := range tl.Entries() {
+			if e.Kind == "deleted" {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// exitCode is the exit code of a terminated container, or -1.
+func exitCode(p *corev1.Pod, name string) int32 {
+	for _, s := range append(p.Status.InitContainerStatuses, p.Status.ContainerStatuses...) {
+		if s.Name == name && s.State.Terminated != nil {
+			return s.State.Terminated.ExitCode
+		}
+	}
+	return -1
+}
+
+var gmeasurePrecision = gmeasure.Precision(time.Millisecond)

@@ -50,7 +50,7 @@ func earlyFirstProbe(measured, initialDelay time.Duration) {
 	if measured < initialDelay {
 		AddReportEntry("drift: PR-4 first probe before initialDelaySeconds", fmt.Sprintf(
 			"the first probe reached the server %d ms after it started, %d ms before initialDelaySeconds (%s): the kubelet counts the delay from StartedAt truncated to whole seconds",
-			measured.Milliseconds(), (initialDelay - measured).Milliseconds(), initialDelay))
+			measured.Milliseconds(), (initialDelay-measured).Milliseconds(), initialDelay))
 	}
 }
 

@@ -39,13 +39,13 @@ var _ = Describe("Terminating endpoints", func() {
 			pod := env.Hold(ns, stoppingPod("server", seconds(20), server))
 			pod.Labels = labels
 			tl := env.Run(ctx, ns, pod)
-			running(ctx, ns, tl, "server")
+			f := running(ctx, ns, tl, "server")
 			serving := observe.EndpointState{Listed: true, Ready: true, Serving: true}
 			// The EndpointSlice controller follows the pod's Ready condition; its update is
 			// batched and goes through the API server: seconds (20 s bound).
 			Eventually(ep.Current).WithContext(ctx).WithTimeout(podStartBound).Should(Equal(serving), "%s", ep)
 
-			_, log := deleteAndWait(ctx, ns, tl, nil, stopBound(20*time.Second))
+			_, log := deleteAndWait(ctx, ns, tl, f, nil, stopBound(20*time.Second))
 			Expect(log).To(MarkInOrder(observe.SignalTo("server", "TERM"), observe.MarkOf("server", "unready"), observe.ExitOf("server")))
 			draining := observe.EndpointState{Listed: true, Serving: true, Terminating: true}
 			drained := observe.EndpointState{Listed: true, Terminating: true}

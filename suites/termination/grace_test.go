@@ -17,12 +17,12 @@ var _ = Describe("Grace period", func() {
 			ns := env.Namespace(ctx)
 			pod := env.Hold(ns, stoppingPod("ignores-term", podGrace, onTerm("main", keepRunning)))
 			tl := env.Run(ctx, ns, pod)
-			running(ctx, ns, tl, "main")
+			f := running(ctx, ns, tl, "main")
 			Expect(tl.Pod().Spec.TerminationGracePeriodSeconds).To(HaveValue(Equal(wantGrace)),
 				"TM-1: terminationGracePeriodSeconds (30 s when the pod sets none)")
 
 			grace := time.Duration(wantGrace) * time.Second
-			_, log := deleteAndWait(ctx, ns, tl, nil, stopBound(grace))
+			_, log := deleteAndWait(ctx, ns, tl, f, nil, stopBound(grace))
 			terminating := firstWith(tl, func(p *corev1.Pod) bool { return p.DeletionTimestamp != nil })
 			Expect(terminating).NotTo(BeNil(), "TM-2: the watch never showed the pod with a deletionTimestamp:\n%s", tl)
 			Expect(terminating.DeletionGracePeriodSeconds).To(HaveValue(Equal(wantGrace)), "TM-2: deletionGracePeriodSeconds is the pod's grace")
@@ -49,9 +49,9 @@ var _ = Describe("Grace period", func() {
 				observe.MarkShell("main") + "mark prestop-begin; while :; do sleep 0.2; done"}}}}
 			pod := env.Hold(ns, stoppingPod("long-prestop", seconds(int64(grace/time.Second)), main))
 			tl := env.Run(ctx, ns, pod)
-			running(ctx, ns, tl, "main")
+			f := running(ctx, ns, tl, "main")
 
-			_, log := deleteAndWait(ctx, ns, tl, nil, stopBound(grace))
+			_, log := deleteAndWait(ctx, ns, tl, f, nil, stopBound(grace))
 			Expect(log).To(MarkBefore(observe.MarkOf("main", "prestop-begin"), observe.SignalTo("main", "TERM")),
 				"TM-3: preStop runs before TERM reaches PID 1")
 			exp := timings("preStop extension")

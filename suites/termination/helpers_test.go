@@ -86,14 +86,16 @@ func terminal() types.GomegaMatcher {
 	return Or(HavePhase(corev1.PodSucceeded), HavePhase(corev1.PodFailed))
 }
 
-// running waits until every container of the pod marked its start: then the traps
-// are set and a signal will be recorded.
-func running(ctx context.Context, ns string, tl *observe.Timeline, containers ...string) {
+// running follows the containers' logs (a deleted pod's logs vanish with its
+// containers, see suite.MarkerFollower) and waits until every one of them marked its
+// start: then the traps are set and a signal will be recorded.
+func running(ctx context.Context, ns string, tl *observe.Timeline, containers ...string) *suite.MarkerFollower {
 	GinkgoHelper()
+	f := env.FollowMarkers(ctx, ns, tl.Name, containers...)
 	Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
-	Eventually(func() (observe.Log, error) { return env.PodLog(ctx, ns, tl.Name) }).
-		WithContext(ctx).WithTimeout(10 * time.Second).WithPolling(200 * time.Millisecond).
+	Eventually(f.Log).WithContext(ctx).WithTimeout(10 * time.Second).WithPolling(200 * time.Millisecond).
 		Should(And(markedStart(containers...)...))
+	return f
 }
 
 func markedStart(containers ...string) []types.GomegaMatcher {
@@ -109,17 +111,18 @@ func markedStart(containers ...string) []types.GomegaMatcher {
 // update, which take seconds on a loaded 2-core machine (20 s).
 func stopBound(grace time.Duration) time.Duration { return grace + minimumGrace + 20*time.Second }
 
-// deleteAndWait deletes a held pod (grace nil: its own) and waits until every
-// container stopped and the kubelet wrote a terminal phase; it returns the time of
-// the delete call and the containers' markers.
-func deleteAndWait(ctx context.Context, ns string, tl *observe.Timeline, grace *int64, bound time.Duration) (time.Time, observe.Log) {
+// deleteAndWait deletes a held pod (grace nil: its own), waits until every container
+// stopped and the kubelet wrote a terminal phase, and returns the time of the delete
+// call and the containers' markers, as followed by f.
+func deleteAndWait(ctx context.Context, ns string, tl *observe.Timeline, f *suite.MarkerFollower, grace *int64, bound time.Duration) (time.Time, observe.Log) {
 	GinkgoHelper()
 	deleted := time.Now()
 	Expect(env.Client.CoreV1().Pods(ns).Delete(ctx, tl.Name, metav1.DeleteOptions{GracePeriodSeconds: grace})).To(Succeed())
 	Eventually(tl.Pod).WithContext(ctx).WithTimeout(bound).Should(terminal())
-	log, err := env.PodLog(ctx, ns, tl.Name)
-	Expect(err).NotTo(HaveOccurred())
+	// The kubelet's log stream of a container ends shortly after it exits.
+	log, err := f.Wait(10 * time.Second)
 	AddReportEntry("markers of "+tl.Name, log.String(), ReportEntryVisibilityFailureOrVerbose)
+	Expect(err).NotTo(HaveOccurred())
 	return deleted, log
 }
 

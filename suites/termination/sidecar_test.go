@@ -48,9 +48,9 @@ var _ = Describe("Sidecar termination", func() {
 				"logging-sidecar": exitAfter(500 * time.Millisecond), "sidecar-2": exitAfter(500 * time.Millisecond), "sidecar-3": exitAfter(500 * time.Millisecond),
 			})
 			tl := env.Run(ctx, ns, env.Hold(ns, pod))
-			running(ctx, ns, tl, append(sidecars, mains...)...)
+			f := running(ctx, ns, tl, append(sidecars, mains...)...)
 
-			_, log := deleteAndWait(ctx, ns, tl, nil, stopBound(30*time.Second))
+			_, log := deleteAndWait(ctx, ns, tl, f, nil, stopBound(30*time.Second))
 			// TM-13: no order between the two main containers is assumed; every sidecar's
 			// TERM must follow the exit of each of them.
 			for _, s := range sidecars {
@@ -90,9 +90,9 @@ var _ = Describe("Sidecar termination", func() {
 			pod, sidecars, _ := sidecarPod(int64(grace/time.Second), nil)
 			pod.Spec.Containers = pod.Spec.Containers[:1]
 			tl := env.Run(ctx, ns, env.Hold(ns, pod))
-			running(ctx, ns, tl, append(sidecars, "main-app")...)
+			f := running(ctx, ns, tl, append(sidecars, "main-app")...)
 
-			_, log := deleteAndWait(ctx, ns, tl, nil, stopBound(grace))
+			_, log := deleteAndWait(ctx, ns, tl, f, nil, stopBound(grace))
 			exp := timings("sidecars when the grace runs out")
 			min, max := killWindow(grace)
 			span(exp, log, "main-app TERM → SIGKILL (ms)", observe.SignalTo("main-app", "TERM"), observe.LastHeartbeatOf("main-app"), min, max)

@@ -22,9 +22,9 @@ var _ = Describe("Stop signal", func() {
 		main.Image = StopSignalUSR1Image
 		pod := env.Hold(ns, stoppingPod("image-stopsignal", seconds(10), main))
 		tl := env.Run(ctx, ns, pod)
-		running(ctx, ns, tl, "main")
+		f := running(ctx, ns, tl, "main")
 
-		_, log := deleteAndWait(ctx, ns, tl, nil, stopBound(10*time.Second))
+		_, log := deleteAndWait(ctx, ns, tl, f, nil, stopBound(10*time.Second))
 		Expect(log).To(HaveMarked(observe.SignalTo("main", "USR1")), "TM-6: the runtime sends the image's STOPSIGNAL")
 		Expect(log).NotTo(HaveMarked(observe.SignalTo("main", "TERM")), "TM-6: … instead of TERM")
 		Expect(exitCode(tl.Pod(), "main")).To(BeEquivalentTo(0), "the container exited on its stop signal, not by SIGKILL")
@@ -39,11 +39,11 @@ var _ = Describe("Stop signal", func() {
 		pod := env.Hold(ns, stoppingPod("stop-signal-gate-off", seconds(10), main))
 		pod.Spec.OS = &corev1.PodOS{Name: corev1.Linux}
 		tl := env.Run(ctx, ns, pod)
-		running(ctx, ns, tl, "my-container")
+		f := running(ctx, ns, tl, "my-container")
 		Expect(tl.Pod().Spec.Containers[0].Lifecycle).To(Or(BeNil(), HaveField("StopSignal", BeNil())),
 			"TM-7: with the gate off the API server drops lifecycle.stopSignal")
 
-		_, log := deleteAndWait(ctx, ns, tl, nil, stopBound(10*time.Second))
+		_, log := deleteAndWait(ctx, ns, tl, f, nil, stopBound(10*time.Second))
 		Expect(log).To(HaveMarked(observe.SignalTo("my-container", "TERM")), "without the field, the runtime's default TERM")
 		Expect(log).NotTo(HaveMarked(observe.SignalTo("my-container", "USR1")))
 	})

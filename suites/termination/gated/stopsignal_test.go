@@ -59,11 +59,12 @@ var _ = Describe("Custom stop signal [ContainerStopSignals]", Label("TM-7"), fun
 			pod.Spec.NodeSelector = map[string]string{corev1.LabelHostname: nodeWithKubeletGate("ContainerStopSignals")}
 			tl := env.Run(ctx, ns, pod)
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(suite.PodStartBound).Should(HavePhase(corev1.PodRunning))
-			Eventually(func() (observe.Log, error) { return env.PodLog(ctx, ns, pod.Name) }).WithContext(ctx).
-				WithTimeout(10 * time.Second).Should(HaveMarked(observe.StartOf("my-container")))
+			// Followed from the start: a deleted pod's logs go with its containers.
+			f := env.FollowMarkers(ctx, ns, pod.Name, "my-container")
+			Eventually(f.Log).WithContext(ctx).WithTimeout(10 * time.Second).Should(HaveMarked(observe.StartOf("my-container")))
 			Expect(tl.Pod().Spec.Containers[0].Lifecycle.StopSignal).To(HaveValue(Equal(signal)), "the API server keeps the field")
 
-			log := deleteAndRead(ctx, ns, tl)
+			log := deleteAndRead(ctx, ns, tl, f)
 			Expect(log).To(HaveMarked(observe.SignalTo("my-container", string(signal))), "TM-7: the container gets lifecycle.stopSignal")
 			Expect(log).NotTo(HaveMarked(observe.SignalTo("my-container", notSent)), "TM-7: … instead of %s", notSent)
 		},
@@ -105,15 +106,15 @@ func nodeWithKubeletGate(gate string) string {
 }
 
 // deleteAndRead deletes a held pod, waits for a terminal phase and returns the
-// containers' markers.
-func deleteAndRead(ctx context.Context, ns string, tl *observe.Timeline) observe.Log {
+// containers' markers as f followed them.
+func deleteAndRead(ctx context.Context, ns string, tl *observe.Timeline, f *suite.MarkerFollower) observe.Log {
 	GinkgoHelper()
 	Expect(env.Client.CoreV1().Pods(ns).Delete(ctx, tl.Name, metav1.DeleteOptions{})).To(Succeed())
 	// The pod's 10 s grace, the kubelet's 2 s minimum and its sync (20 s).
 	Eventually(tl.Pod).WithContext(ctx).WithTimeout(32 * time.Second).Should(Or(HavePhase(corev1.PodSucceeded), HavePhase(corev1.PodFailed)))
-	log, err := env.PodLog(ctx, ns, tl.Name)
-	Expect(err).NotTo(HaveOccurred())
+	log, err := f.Wait(10 * time.Second)
 	AddReportEntry("markers", log.String(), ReportEntryVisibilityFailureOrVerbose)
+	Expect(err).NotTo(HaveOccurred())
 	return log
 }
 

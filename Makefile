@@ -13,7 +13,7 @@ ARTIFACTS := _artifacts
 # own (kind-configs/backoff-profiles.yaml); termination/gated shares that cluster for
 # the termination statements that need cluster settings (ContainerStopSignals, a low
 # terminated-pod-gc-threshold).
-SUITES   := cluster lifecycle restart probes termination restart/profiles termination/gated
+SUITES   := cluster lifecycle restart probes termination declaredfeatures restart/profiles termination/gated
 ALL_SUITES := $(SUITES)
 
 FOCUS ?=

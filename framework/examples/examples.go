@@ -192,6 +192,28 @@ spec:
 `)
 }
 
+// ExamplePod is the Node Declared Features page's example: a container with a
+// RestartAllContainers rule, which the scheduler may place only on nodes that declare
+// RestartAllContainersOnContainerExits.
+func ExamplePod() *corev1.Pod {
+	return pod(`
+apiVersion: v1
+kind: Pod
+metadata:
+  name: example-pod
+spec:
+  containers:
+  - name: main
+    image: registry.k8s.io/busybox:1.27.2
+    restartPolicy: Never     # A container restart policy is required when rules are set
+    restartPolicyRules:      # Restart the whole pod in place on exit code 42
+    - action: RestartAllContainers
+      exitCodes:
+        operator: In
+        values: [42]
+`)
+}
+
 // LivenessHTTP is the "advanced liveness probe example" of the older Chinese
 // pod-lifecycle article (seed 002): an HTTP liveness probe with a custom header and
 // initialDelaySeconds 15 against k8s.gcr.io/liveness, whose /healthz fails after 10 s.

@@ -37,6 +37,9 @@ func TestExamplesDecodeAsTheDocsShowThem(t *testing.T) {
 	if p := LivenessHTTP(); p.Spec.Containers[0].LivenessProbe.HTTPGet.HTTPHeaders[0].Value != "Awesome" || p.Spec.Containers[0].LivenessProbe.InitialDelaySeconds != 15 {
 		t.Errorf("liveness-http: %+v", p.Spec)
 	}
+	if p := ExamplePod(); p.Spec.Containers[0].RestartPolicyRules[0].Action != corev1.ContainerRestartRuleActionRestartAllContainers {
+		t.Errorf("example-pod: %+v", p.Spec)
+	}
 	if WebServer() == ws {
 		t.Error("each call must return a fresh pod that a spec may change")
 	}

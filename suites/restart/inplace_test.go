@@ -17,7 +17,7 @@ import (
 )
 
 var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerExits"), func() {
-	It("ml-worker: the watcher's exit 88 restarts every container in place, keeping UID, IP and volumes", Label("RS-11", "DF-2"), func(ctx SpecContext) {
+	It("ml-worker: the watcher's exit 88 restarts every container in place, keeping UID, IP and volumes", Label("RS-11"), func(ctx SpecContext) {
 		env.Require(restartAllContainers...)
 		ns := env.Namespace(ctx)
 		pod := observe.WithMarkers(examples.MLWorker())
@@ -28,8 +28,8 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 		// - the main container has a preStop hook that writes a marker, which an in-place
 		//   restart must not run, and notes but ignores TERM, so that a grace period, if
 		//   it were given, would show as the pod's 30 s;
-		// - it runs on the worker whose kubelet has the gate on (DF-2 also sends it only
-		//   to nodes declaring the feature).
+		// - it is pinned to the worker whose kubelet has the gate on (the scheduler's
+		//   part, DF-2, is checked unpinned in suites/declaredfeatures).
 		setup, watcher, main := &pod.Spec.InitContainers[0], &pod.Spec.InitContainers[1], &pod.Spec.Containers[0]
 		setup.Command = []string{"sh", "-c", observe.MarkShell("setup-environment") + `mark start; echo "Setting up environment"`}
 		watcher.Command = []string{"sh", "-c", observe.MarkShell("watcher-sidecar") +

@@ -1,0 +1,218 @@
+package declaredfeatures
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ndffeatures "k8s.io/component-helpers/nodedeclaredfeatures/features"
+
+	"github.com/podlifecycle/conformance/framework/examples"
+	"github.com/podlifecycle/conformance/framework/facts"
+	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/suite"
+)
+
+const restartAll = "RestartAllContainersOnContainerExits"
+
+var _ = Describe("Declared features", func() {
+	It("are listed by each kubelet exactly as its feature gates enable them", Label("DF-1"), func(ctx SpecContext) {
+		// The declarable features of v1.37.2 and the gates each depends on
+		// (k8s.io/component-helpers nodedeclaredfeatures); features that also depend on
+		// a runtime capability are checked one way only: declared implies the gates.
+		var table []string
+		for _, n := range env.Facts.Nodes {
+			for _, f := range ndffeatures.AllFeatures {
+				req := f.Requirements()
+				gatesOn := true
+				for _, g := range req.EnabledFeatureGates {
+					gatesOn = gatesOn && n.KubeletGates[g]
+				}
+				declared := slices.Contains(n.DeclaredFeatures, f.Name())
+				if req.RequiredRuntimeFeatures == nil {
+					Expect(declared).To(Equal(gatesOn), "DF-1: node %s declares %s = %t, but its kubelet's gates %v are on = %t (kubernetes_feature_enabled)",
+						n.Name, f.Name(), declared, req.EnabledFeatureGates, gatesOn)
+				} else if declared {
+					Expect(gatesOn).To(BeTrue(), "DF-1: node %s declares %s without its gates %v", n.Name, f.Name(), req.EnabledFeatureGates)
+				}
+			}
+			table = append(table, fmt.Sprintf("%s: %s=%t; declared: %s", n.Name, restartAll, n.KubeletGates[restartAll], strings.Join(n.DeclaredFeatures, ", ")))
+		}
+		AddReportEntry("declared features per node", strings.Join(table, "\n"))
+		lacking, declaring := nodesBy(restartAll)
+		Expect(lacking).NotTo(BeEmpty(), "the default cluster's restart-all-off worker should lack %s", restartAll)
+		Expect(declaring).NotTo(BeEmpty())
+	})
+
+	It("let the scheduler place a pod that needs a feature only on nodes declaring it", Label("DF-2"), func(ctx SpecContext) {
+		lacking, declaring := requireMixed(restartAll)
+		ns := env.Namespace(ctx)
+		// 20 copies of the docs' example-pod, unpinned: with a third of the workers
+		// lacking the feature, a scheduler ignoring it would put one there with
+		// probability 1-(2/3)^20 > 0.999.
+		const copies = 20
+		for i := range copies {
+			p := examples.ExamplePod()
+			p.Name = fmt.Sprintf("example-pod-%d", i)
+			p.Spec.Containers[0].Command = []string{"sleep", "3600"}
+			_, err := env.Client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+		}
+		var placed map[string]string
+		Eventually(func() int {
+			placed = scheduled(ctx, ns)
+			return len(placed)
+		}).WithContext(ctx).WithTimeout(suite.PodStartBound).Should(Equal(copies))
+		for pod, node := range placed {
+			Expect(declaring).To(ContainElement(node), "DF-2: %s landed on %s, which does not declare %s (lacking: %v)", pod, node, restartAll, lacking)
+		}
+		AddReportEntry("example-pod placements", fmt.Sprint(placed))
+	})
+
+	It("keep a pod that needs a feature no candidate node declares unschedulable, and a pod needing none schedules there", Label("DF-2"), func(ctx SpecContext) {
+		lacking, _ := requireMixed(restartAll)
+		ns := env.Namespace(ctx)
+		// Only the lacking node is a candidate, by its hostname: no node is changed.
+		onLacking := map[string]string{corev1.LabelHostname: lacking[0]}
+		needs := examples.ExamplePod()
+		needs.Spec.NodeSelector = onLacking
+		tl := env.Run(ctx, ns, needs)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(30 * time.Second).Should(HaveCondition(corev1.PodScheduled, corev1.ConditionFalse, "Unschedulable"))
+		cond := podScheduled(tl.Pod())
+		Expect(cond.Message).To(ContainSubstring("didn't match Pod's required features"), "DF-2: the rejection is attributed to the pod's required features")
+		if !strings.Contains(cond.Message, restartAll) {
+			AddReportEntry("finding: DF-2 unschedulable message", "the scheduler's message does not name the missing feature: "+cond.Message)
+		}
+
+		plain := examples.ExamplePod()
+		plain.Name = "needs-nothing"
+		plain.Spec.Containers[0].RestartPolicy, plain.Spec.Containers[0].RestartPolicyRules = nil, nil
+		plain.Spec.NodeSelector = onLacking
+		tlPlain := env.Run(ctx, ns, plain)
+		Eventually(tlPlain.Pod).WithContext(ctx).WithTimeout(suite.PodStartBound).Should(HaveCondition(corev1.PodScheduled, corev1.ConditionTrue, ""))
+		Expect(tl.Pod().Spec.NodeName).To(BeEmpty(), "DF-2: the pod that needs the feature is still not bound")
+	})
+
+	It("make the kubelet reject a pod bound to it that needs a feature it lacks, and run it where declared", Label("DF-4"), func(ctx SpecContext) {
+		lacking, declaring := requireMixed(restartAll)
+		ns := env.Namespace(ctx)
+		rejected := examples.ExamplePod()
+		rejected.Name = "bound-to-lacking"
+		rejected.Spec.NodeName = lacking[0]
+		rejected.Spec.Containers[0].Command = []string{"sleep", "3600"}
+		tl := env.Run(ctx, ns, rejected)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(30*time.Second).Should(HavePhase(corev1.PodFailed),
+			"DF-4: the kubelet of %s rejects the pod at admission", lacking[0])
+		Expect(tl.Pod().Status.Reason).To(Equal("PodFeatureUnsupported"))
+		Expect(tl.Pod().Status.Message).To(ContainSubstring(restartAll), "the rejection names the missing feature")
+		AddReportEntry("kubelet rejection", tl.Pod().Status.Reason+": "+tl.Pod().Status.Message)
+
+		accepted := examples.ExamplePod()
+		accepted.Name = "bound-to-declaring"
+		accepted.Spec.NodeName = declaring[0]
+		accepted.Spec.Containers[0].Command = []string{"sleep", "3600"}
+		tlOK := env.Run(ctx, ns, accepted)
+		Eventually(tlOK.Pod).WithContext(ctx).WithTimeout(suite.PodStartBound).Should(HavePhase(corev1.PodRunning))
+	})
+
+	It("make admission reject resizing an init container on a node that does not declare InPlacePodVerticalScalingInitContainers", Label("DF-3"), func(ctx SpecContext) {
+		// InPlacePodVerticalScalingInitContainers is GA and locked on in 1.37: every
+		// v1.37 kubelet declares it; only an older kubelet (a mixed-version cluster)
+		// can lack it, so on a cluster of v1.37 kubelets alone this is skipped.
+		lacking, declaring := requireMixed(ipprInitContainers)
+		ns := env.Namespace(ctx)
+		for _, target := range []struct {
+			node     string
+			accepted bool
+		}{{lacking[0], false}, {declaring[0], true}} {
+			p := &corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: "resize-on-" + target.node},
+				Spec: corev1.PodSpec{
+					NodeName: target.node,
+					InitContainers: []corev1.Container{{Name: "setup", Image: "busybox:1.28", Command: []string{"true"},
+						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}}},
+					Containers: []corev1.Container{{Name: "main", Image: "busybox:1.28", Command: []string{"sleep", "3600"}}},
+				},
+			}
+			tl := env.Run(ctx, ns, p)
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(suite.PodStartBound).Should(HavePhase(corev1.PodRunning))
+			resized := tl.Pod().DeepCopy()
+			resized.Spec.InitContainers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("150m")
+			_, err := env.Client.CoreV1().Pods(ns).UpdateResize(ctx, p.Name, resized, metav1.UpdateOptions{})
+			if target.accepted {
+				Expect(err).NotTo(HaveOccurred(), "DF-3: a node declaring %s takes the resize", ipprInitContainers)
+				continue
+			}
+			Expect(err).To(MatchError(ContainSubstring(ipprInitContainers)), "DF-3: NodeDeclaredFeatureValidator rejects the resize, naming the feature")
+			AddReportEntry("admission rejection", err.Error())
+		}
+	})
+})
+
+const ipprInitContainers = "InPlacePodVerticalScalingInitContainers"
+
+// nodesBy splits the schedulable nodes into those lacking and those declaring feature.
+func nodesBy(feature string) (lacking, declaring []string) {
+	for _, n := range env.Facts.Nodes {
+		if !n.Schedulable(env.Facts.Nodes) {
+			continue
+		}
+		if slices.Contains(n.DeclaredFeatures, feature) {
+			declaring = append(declaring, n.Name)
+		} else {
+			lacking = append(lacking, n.Name)
+		}
+	}
+	return lacking, declaring
+}
+
+// requireMixed needs schedulable nodes on both sides of feature. The project's
+// default kind config gives this suite such a cluster for
+// RestartAllContainersOnContainerExits (its restart-all-off worker): a cluster the
+// suite made that is not mixed is misconfigured, and the spec fails rather than pass
+// vacuously or skip. On a cluster of the user's, or for a feature the config cannot
+// mix, the spec is skipped with the reason.
+func requireMixed(feature string) (lacking, declaring []string) {
+	GinkgoHelper()
+	env.Require(facts.SchedulableNodes(2))
+	lacking, declaring = nodesBy(feature)
+	if len(lacking) > 0 && len(declaring) > 0 {
+		return lacking, declaring
+	}
+	why := fmt.Sprintf("needs schedulable nodes that declare %s and nodes that do not; declaring: %v, lacking: %v", feature, declaring, lacking)
+	if feature == restartAll && env.Cluster.Provider == "kind" {
+		Fail("misconfigured cluster: kind-configs/default.yaml should give this suite a worker without " + restartAll +
+			" (profile restart-all-off); " + why)
+	}
+	Skip(why)
+	return nil, nil
+}
+
+// scheduled maps each pod of ns that is bound to its node.
+func scheduled(ctx SpecContext, ns string) map[string]string {
+	GinkgoHelper()
+	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	out := map[string]string{}
+	for _, p := range pods.Items {
+		if p.Spec.NodeName != "" {
+			out[p.Name] = p.Spec.NodeName
+		}
+	}
+	return out
+}
+
+func podScheduled(p *corev1.Pod) corev1.PodCondition {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled {
+			return c
+		}
+	}
+	return corev1.PodCondition{}
+}

@@ -99,4 +99,3 @@ func TestStopperScriptMarksSignalsAtOnce(t *testing.T) {
 		}
 	}
 }
-

@@ -10,7 +10,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/remotecommand"
 
@@ -54,26 +53,6 @@ func (e *Env) Markers(ctx context.Context, ns, pod, container string, previous b
 		return nil, fmt.Errorf("logs of %s/%s/%s: %w", ns, pod, container, err)
 	}
 	return observe.ParseMarkers(bytes.NewReader(b))
-}
-
-// PodLog reads the markers every container of a pod wrote to its log (init
-// containers, sidecars and regular containers; their current instances), merged into
-// one time-ordered log. Hooks' markers are there too: MarkShell writes through PID 1's
-// stdout. The pod must still exist (see Hold) and its containers must have started.
-func (e *Env) PodLog(ctx context.Context, ns, pod string) (observe.Log, error) {
-	p, err := e.Client.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("reading pod %s/%s for its containers' markers: %w", ns, pod, err)
-	}
-	var lists [][]observe.Marker
-	for _, c := range append(p.Spec.InitContainers, p.Spec.Containers...) {
-		ms, err := e.Markers(ctx, ns, pod, c.Name, false)
-		if err != nil {
-			return nil, err
-		}
-		lists = append(lists, ms)
-	}
-	return observe.MergeMarkers(lists...), nil
 }
 
 // NodeShell runs a shell script inside a kind node (its container has the node's

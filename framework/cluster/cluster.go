@@ -34,6 +34,37 @@ type Requested struct {
 	// KubeletGates are kubelet gates set for nodes carrying a label, keyed by the
 	// value of the node's ProfileLabel.
 	KubeletGates map[string]map[string]bool
+	// AllKubeletGates are kubelet gates set for every node: a cluster-level
+	// KubeletConfiguration patch.
+	AllKubeletGates map[string]bool
+	// APIServerGates are set in the API server alone: a cluster-level
+	// ClusterConfiguration patch's apiServer extraArgs.
+	APIServerGates map[string]bool
+}
+
+// APIServerGate is what the config asked of gate in the API server, if anything.
+func (r Requested) APIServerGate(gate string) (on, asked bool) {
+	if on, ok := r.APIServerGates[gate]; ok {
+		return on, true
+	}
+	on, asked = r.ClusterGates[gate]
+	return on, asked
+}
+
+// KubeletGate is what the config asked of gate in the kubelets of profile ("" for
+// any node), if anything: the profile's own setting wins over one for every kubelet,
+// which wins over the cluster-wide featureGates.
+func (r Requested) KubeletGate(gate, profile string) (on, asked bool) {
+	if profile != "" {
+		if on, ok := r.KubeletGates[profile][gate]; ok {
+			return on, true
+		}
+	}
+	if on, ok := r.AllKubeletGates[gate]; ok {
+		return on, true
+	}
+	on, asked = r.ClusterGates[gate]
+	return on, asked
 }
 
 // ProfileLabel is the node label that names a worker's kubelet profile in the

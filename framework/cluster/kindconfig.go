@@ -58,13 +58,24 @@ func (k *KindConfig) ClusterName(salt ...string) string {
 	return "plc-" + base + "-" + hex.EncodeToString(sum[:])[:8]
 }
 
-// Requested reads which feature gates the config sets: cluster-wide featureGates, and
-// kubelet gates of each labelled node (JoinConfiguration/InitConfiguration
-// kubeletExtraArgs "feature-gates", or a KubeletConfiguration patch's featureGates).
+// Requested reads which feature gates the config sets: cluster-wide featureGates;
+// cluster-level patches (a KubeletConfiguration's featureGates for every kubelet, a
+// ClusterConfiguration's apiServer extraArgs "feature-gates"); and kubelet gates of
+// each labelled node (JoinConfiguration/InitConfiguration kubeletExtraArgs
+// "feature-gates", or a KubeletConfiguration patch's featureGates).
 func (k *KindConfig) Requested() (Requested, error) {
-	r := Requested{ClusterGates: map[string]bool{}, KubeletGates: map[string]map[string]bool{}}
+	r := Requested{ClusterGates: map[string]bool{}, KubeletGates: map[string]map[string]bool{},
+		AllKubeletGates: map[string]bool{}, APIServerGates: map[string]bool{}}
 	for g, on := range k.Config.FeatureGates {
 		r.ClusterGates[g] = on
+	}
+	for _, p := range k.Config.KubeadmConfigPatches {
+		if err := kubeletGatesOfPatch(p, r.AllKubeletGates); err != nil {
+			return r, fmt.Errorf("%s: cluster patch: %w", k.Path, err)
+		}
+		if err := apiServerGatesOfPatch(p, r.APIServerGates); err != nil {
+			return r, fmt.Errorf("%s: cluster patch: %w", k.Path, err)
+		}
 	}
 	for i, n := range k.Config.Nodes {
 		gates := map[string]bool{}
@@ -94,6 +105,11 @@ func (r Requested) AllGates() []string {
 		add(g, on)
 	}
 	for _, gates := range r.KubeletGates {
+		for g, on := range gates {
+			add(g, on)
+		}
+	}
+	for _, gates := range []map[string]bool{r.AllKubeletGates, r.APIServerGates} {
 		for g, on := range gates {
 			add(g, on)
 		}
@@ -137,6 +153,39 @@ func kubeletGatesOfPatch(patch string, into map[string]bool) error {
 			for g, on := range gates {
 				into[g] = on
 			}
+		}
+	}
+	return nil
+}
+
+// apiServerGatesOfPatch reads a ClusterConfiguration patch's apiServer extraArgs
+// "feature-gates" (kubeadm v1beta4: a list of name/value pairs).
+func apiServerGatesOfPatch(patch string, into map[string]bool) error {
+	var doc struct {
+		Kind      string `json:"kind"`
+		APIServer struct {
+			ExtraArgs []struct {
+				Name  string `json:"name"`
+				Value string `json:"value"`
+			} `json:"extraArgs"`
+		} `json:"apiServer"`
+	}
+	if err := yaml.Unmarshal([]byte(patch), &doc); err != nil {
+		return fmt.Errorf("decoding kubeadm config patch: %w", err)
+	}
+	if doc.Kind != "ClusterConfiguration" {
+		return nil
+	}
+	for _, a := range doc.APIServer.ExtraArgs {
+		if a.Name != "feature-gates" {
+			continue
+		}
+		gates, err := ParseGateList(a.Value)
+		if err != nil {
+			return err
+		}
+		for g, on := range gates {
+			into[g] = on
 		}
 	}
 	return nil

@@ -127,3 +127,59 @@ func TestAdaptToHost(t *testing.T) {
 		t.Fatalf("notes %v, patches %v %v", notes, cfg.KubeadmConfigPatches, cfg.ContainerdConfigPatches)
 	}
 }
+
+// Gates set by cluster-level patches count as asked for: a KubeletConfiguration for
+// every kubelet, a ClusterConfiguration's apiServer extraArgs for the API server.
+func TestRequestedReadsClusterPatches(t *testing.T) {
+	k, err := LoadKindConfig(writeConfig(t, "c.yaml", `kind: Cluster
+apiVersion: kind.x-k8s.io/v1alpha4
+kubeadmConfigPatches:
+- |
+  kind: KubeletConfiguration
+  featureGates:
+    KubeletCrashLoopBackOffMax: false
+- |
+  kind: ClusterConfiguration
+  apiServer:
+    extraArgs:
+    - name: feature-gates
+      value: ContainerStopSignals=true
+  controllerManager:
+    extraArgs:
+    - name: terminated-pod-gc-threshold
+      value: "5"
+nodes:
+- role: control-plane
+- role: worker
+  labels:
+    podlifecycle.io/profile: max-on
+  kubeadmConfigPatches:
+  - |
+    kind: KubeletConfiguration
+    featureGates:
+      KubeletCrashLoopBackOffMax: true
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := k.Requested()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if on, asked := r.KubeletGate("KubeletCrashLoopBackOffMax", ""); !asked || on {
+		t.Errorf("every kubelet: got %t, asked %t", on, asked)
+	}
+	if on, asked := r.KubeletGate("KubeletCrashLoopBackOffMax", "max-on"); !asked || !on {
+		t.Errorf("the profile's own setting wins: got %t, asked %t", on, asked)
+	}
+	if on, asked := r.APIServerGate("ContainerStopSignals"); !asked || !on {
+		t.Errorf("apiServer extraArgs: got %t, asked %t", on, asked)
+	}
+	if _, asked := r.KubeletGate("ContainerStopSignals", ""); asked {
+		t.Error("an API server gate is not asked of kubelets")
+	}
+	want := "ContainerStopSignals=true,KubeletCrashLoopBackOffMax=false,KubeletCrashLoopBackOffMax=true"
+	if got := strings.Join(r.AllGates(), ","); got != want {
+		t.Errorf("AllGates = %s, want %s", got, want)
+	}
+}

@@ -79,6 +79,8 @@ func TestEvaluate(t *testing.T) {
 		{"gate asked for but missing: fail", askedOn, KubeletGate("X", true, "x-off"), false, true},
 		{"apiserver gate off: skip", none, APIServerGate("ContainerStopSignals", true), true, false},
 		{"unknown apiserver gate: skip", none, APIServerGate("Nope", true), true, false},
+		{"kubelet gate asked of every kubelet but missing: fail", cluster.Requested{AllKubeletGates: map[string]bool{"X": true}}, KubeletGate("X", true, "x-off"), false, true},
+		{"apiserver gate asked in extraArgs but missing: fail", cluster.Requested{APIServerGates: map[string]bool{"ContainerStopSignals": true}}, APIServerGate("ContainerStopSignals", true), false, true},
 		{"two schedulable workers", none, SchedulableNodes(2), false, false},
 		{"three schedulable: skip", none, SchedulableNodes(3), true, false},
 	}

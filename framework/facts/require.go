@@ -50,7 +50,7 @@ func (g apiServerGate) Check(f *Facts, asked cluster.Requested) (bool, string, b
 		return true, "", false
 	}
 	why := fmt.Sprintf("needs feature gate %s=%t in kube-apiserver; its kubernetes_feature_enabled metric says %s", g.name, g.on, describe(have, known))
-	want, askedFor := asked.ClusterGates[g.name]
+	want, askedFor := asked.APIServerGate(g.name)
 	return false, why, askedFor && want == g.on
 }
 
@@ -84,12 +84,7 @@ func (g kubeletGate) Check(f *Facts, asked cluster.Requested) (bool, string, boo
 	}
 	sort.Strings(seen)
 	why := fmt.Sprintf("needs feature gate %s=%t in the kubelet of %s; kubernetes_feature_enabled says [%s]", g.name, g.on, where, strings.Join(seen, "; "))
-	want, askedFor := asked.ClusterGates[g.name]
-	if g.profile != "" {
-		if pg, ok := asked.KubeletGates[g.profile][g.name]; ok {
-			want, askedFor = pg, true
-		}
-	}
+	want, askedFor := asked.KubeletGate(g.name, g.profile)
 	return false, why, askedFor && want == g.on
 }
 

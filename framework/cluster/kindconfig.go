@@ -127,10 +127,7 @@ func kubeletGatesOfPatch(patch string, into map[string]bool) error {
 		Kind             string          `json:"kind"`
 		FeatureGates     map[string]bool `json:"featureGates"`
 		NodeRegistration struct {
-			KubeletExtraArgs []struct {
-				Name  string `json:"name"`
-				Value string `json:"value"`
-			} `json:"kubeletExtraArgs"`
+			KubeletExtraArgs []extraArg `json:"kubeletExtraArgs"`
 		} `json:"nodeRegistration"`
 	}
 	if err := yaml.Unmarshal([]byte(patch), &doc); err != nil {
@@ -142,41 +139,20 @@ func kubeletGatesOfPatch(patch string, into map[string]bool) error {
 			into[g] = on
 		}
 	case "JoinConfiguration", "InitConfiguration":
-		for _, a := range doc.NodeRegistration.KubeletExtraArgs {
-			if a.Name != "feature-gates" {
-				continue
-			}
-			gates, err := ParseGateList(a.Value)
-			if err != nil {
-				return err
-			}
-			for g, on := range gates {
-				into[g] = on
-			}
-		}
+		return gatesOfArgs(doc.NodeRegistration.KubeletExtraArgs, into)
 	}
 	return nil
 }
 
-// apiServerGatesOfPatch reads a ClusterConfiguration patch's apiServer extraArgs
-// "feature-gates" (kubeadm v1beta4: a list of name/value pairs).
-func apiServerGatesOfPatch(patch string, into map[string]bool) error {
-	var doc struct {
-		Kind      string `json:"kind"`
-		APIServer struct {
-			ExtraArgs []struct {
-				Name  string `json:"name"`
-				Value string `json:"value"`
-			} `json:"extraArgs"`
-		} `json:"apiServer"`
-	}
-	if err := yaml.Unmarshal([]byte(patch), &doc); err != nil {
-		return fmt.Errorf("decoding kubeadm config patch: %w", err)
-	}
-	if doc.Kind != "ClusterConfiguration" {
-		return nil
-	}
-	for _, a := range doc.APIServer.ExtraArgs {
+// extraArg is one entry of a kubeadm v1beta4 extraArgs list.
+type extraArg struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// gatesOfArgs adds the gates of a "feature-gates" argument in args to into.
+func gatesOfArgs(args []extraArg, into map[string]bool) error {
+	for _, a := range args {
 		if a.Name != "feature-gates" {
 			continue
 		}
@@ -189,6 +165,24 @@ func apiServerGatesOfPatch(patch string, into map[string]bool) error {
 		}
 	}
 	return nil
+}
+
+// apiServerGatesOfPatch reads a ClusterConfiguration patch's apiServer extraArgs
+// "feature-gates" (kubeadm v1beta4: a list of name/value pairs).
+func apiServerGatesOfPatch(patch string, into map[string]bool) error {
+	var doc struct {
+		Kind      string `json:"kind"`
+		APIServer struct {
+			ExtraArgs []extraArg `json:"extraArgs"`
+		} `json:"apiServer"`
+	}
+	if err := yaml.Unmarshal([]byte(patch), &doc); err != nil {
+		return fmt.Errorf("decoding kubeadm config patch: %w", err)
+	}
+	if doc.Kind != "ClusterConfiguration" {
+		return nil
+	}
+	return gatesOfArgs(doc.APIServer.ExtraArgs, into)
 }
 
 // ParseGateList parses the --feature-gates syntax "A=true,B=false".

@@ -6,9 +6,9 @@
 # CI=true, or PODLIFECYCLE_START_DOCKER=1), otherwise the run stops with the exact
 # `apt-get install` line to run. The README's "Prerequisites" section lists the same.
 #
-# package        | check (eval'd)                                 | why
+# package        | check (eval'd; have_docker is scripts/docker.sh's) | why
 HOST_PREREQS=(
-  "docker.io      |have_dockerd_or_daemon                          |kind's nodes are Docker containers"
+  "docker.io      |have_docker                                     |kind's nodes are Docker containers"
   "debootstrap    |command -v debootstrap                          |Debian root filesystems of the node and test images"
   "debian-archive-keyring|[ -f /usr/share/keyrings/debian-archive-keyring.gpg ]|debootstrap verifies the archive with it"
   "gcc            |command -v gcc                                  |the pause binary, runc (cgo), the privileged probe"
@@ -20,9 +20,6 @@ HOST_PREREQS=(
 )
 GO_MIN_MINOR=26 # Go 1.26: the module's go directive; not from apt (Debian's is older)
 
-# A Docker daemon the user runs counts as Docker being there; otherwise dockerd must be
-# installed so this build can start it (a docker CLI alone is not enough).
-have_dockerd_or_daemon() { command -v dockerd >/dev/null 2>&1 || docker info >/dev/null 2>&1; }
 
 prereq_field() { # LINE N: field N of a HOST_PREREQS line, trimmed
   local f; f=$(cut -d'|' -f"$2" <<<"$1"); f=${f#"${f%%[![:space:]]*}"}; echo "${f%"${f##*[![:space:]]}"}"

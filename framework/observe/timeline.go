@@ -120,6 +120,17 @@ func (tl *Timeline) Pods() []*corev1.Pod {
 	return out
 }
 
+// FirstPod is the first status the watch delivered for which ok holds, and when it was
+// delivered; nil when none did.
+func (tl *Timeline) FirstPod(ok func(*corev1.Pod) bool) (*corev1.Pod, time.Time) {
+	for _, e := range tl.Entries() {
+		if e.Kind == "pod" && ok(e.Pod) {
+			return e.Pod, e.Seen
+		}
+	}
+	return nil, time.Time{}
+}
+
 // Phases returns the sequence of phases seen, each change once.
 func (tl *Timeline) Phases() []corev1.PodPhase {
 	var out []corev1.PodPhase

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	"github.com/podlifecycle/conformance/framework/observe"
 	"github.com/podlifecycle/conformance/framework/suite"
@@ -71,11 +72,9 @@ func httpProbe(path string, period, threshold int32) *corev1.Probe {
 func podOf(name string, containers ...corev1.Container) *corev1.Pod {
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec:       corev1.PodSpec{Containers: containers, TerminationGracePeriodSeconds: ptr(int64(2))},
+		Spec:       corev1.PodSpec{Containers: containers, TerminationGracePeriodSeconds: ptr.To[int64](2)},
 	}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // probeLog reads the probes a server container received (its current instance, or
 // the one before with previous), each as an event "<path> <code>" ("<path> gave up
@@ -153,26 +152,6 @@ func exec(ctx context.Context, ns, pod, container, script string) {
 	GinkgoHelper()
 	_, err := env.Exec(ctx, ns, pod, container, "sh", "-c", script)
 	Expect(err).NotTo(HaveOccurred())
-}
-
-// seenAt is when the watch first delivered a status for which ok holds.
-func seenAt(tl *observe.Timeline, ok func(*corev1.Pod) bool) time.Time {
-	for _, e := range tl.Entries() {
-		if e.Kind == "pod" && ok(e.Pod) {
-			return e.Seen
-		}
-	}
-	return time.Time{}
-}
-
-// firstWithPod is the first status the watch delivered for which ok holds, or nil.
-func firstWithPod(tl *observe.Timeline, ok func(*corev1.Pod) bool) *corev1.Pod {
-	for _, e := range tl.Entries() {
-		if e.Kind == "pod" && ok(e.Pod) {
-			return e.Pod
-		}
-	}
-	return nil
 }
 
 func containerReady(name string) func(*corev1.Pod) bool {

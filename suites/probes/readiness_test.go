@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
@@ -65,10 +66,10 @@ var _ = Describe("Readiness probe", func() {
 			ns := env.Namespace(ctx)
 			tl := env.Run(ctx, ns, podOf("no-probes", server("server", "-healthy-for=1s")))
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
-			running := seenAt(tl, func(p *corev1.Pod) bool {
+			_, running := tl.FirstPod(func(p *corev1.Pod) bool {
 				return len(p.Status.ContainerStatuses) > 0 && p.Status.ContainerStatuses[0].State.Running != nil
 			})
-			ready := seenAt(tl, containerReady("server"))
+			_, ready := tl.FirstPod(containerReady("server"))
 			// Running and ready come in one status update, or the next one.
 			Expect(ready.Sub(running)).To(BeNumerically("<=", 2*time.Second), "PR-7: ready as soon as running:\n%s", tl)
 			// The server reports unhealthy after 1 s, but nothing asks it: no probe runs,
@@ -91,7 +92,7 @@ var _ = Describe("Readiness probe", func() {
 			c.Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"sleep", "4"}}}}
 			pod := env.Hold(ns, podOf("leaving", c))
 			pod.Labels = map[string]string{"app": "leaving"}
-			pod.Spec.TerminationGracePeriodSeconds = ptr(int64(10))
+			pod.Spec.TerminationGracePeriodSeconds = ptr.To[int64](10)
 			tl := env.Run(ctx, ns, pod)
 			Eventually(ep.Current).WithContext(ctx).WithTimeout(podStartBound).Should(Equal(readyEndpoint), "%s", ep)
 
@@ -107,7 +108,7 @@ var _ = Describe("Readiness probe", func() {
 			// the v1.37 kubelet keeps probing readiness during termination (pkg/kubelet/
 			// prober: only liveness and startup stop), so Ready may stay True until the
 			// container stops. Recorded when seen, as evidence for the report.
-			readyWhileTerminating := firstWithPod(tl, func(p *corev1.Pod) bool {
+			readyWhileTerminating, _ := tl.FirstPod(func(p *corev1.Pod) bool {
 				return p.DeletionTimestamp != nil && containerReady("server")(p)
 			})
 			if readyWhileTerminating != nil {

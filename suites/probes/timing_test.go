@@ -89,7 +89,7 @@ var _ = Describe("Probe timing", Label("PR-4"), func() {
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
 		exec(ctx, ns, "warms-up", "server", "touch /tmp/ready")
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(successThreshold*time.Second + 10*time.Second).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
-		ready := seenAt(tl, containerReady("server"))
+		_, ready := tl.FirstPod(containerReady("server"))
 
 		log := probeLog(ctx, ns, "warms-up", "server", false)
 		successes := times(log, "server", "/when-exists/ready 200")

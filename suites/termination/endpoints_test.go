@@ -41,8 +41,8 @@ var _ = Describe("Terminating endpoints", func() {
 			tl := env.Run(ctx, ns, pod)
 			f := running(ctx, ns, tl, "server")
 			serving := observe.EndpointState{Listed: true, Ready: true, Serving: true}
-			// The EndpointSlice controller follows the pod's Ready condition; its update is
-			// batched and goes through the API server: seconds (20 s bound).
+			// The EndpointSlice controller follows the pod's Ready condition; its update goes
+			// through the API server: seconds, well within the pod start bound.
 			Eventually(ep.Current).WithContext(ctx).WithTimeout(podStartBound).Should(Equal(serving), "%s", ep)
 
 			_, log := deleteAndWait(ctx, ns, tl, f, nil, stopBound(20*time.Second))

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
@@ -20,7 +21,7 @@ var _ = Describe("Forced deletion", func() {
 			// Both pods write their markers to one directory of the node, so the old
 			// pod's markers can be read after it left the API: through the new one.
 			markers := corev1.Volume{Name: "node-markers", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{
-				Path: "/tmp/podlifecycle-markers/" + ns, Type: ptr(corev1.HostPathDirectoryOrCreate)}}}
+				Path: "/tmp/podlifecycle-markers/" + ns, Type: ptr.To(corev1.HostPathDirectoryOrCreate)}}}
 			withNodeMarkers := func(p *corev1.Pod) *corev1.Pod {
 				p.Spec.Volumes = append(p.Spec.Volumes, markers)
 				p.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: markers.Name, MountPath: observe.MarkerDir}}

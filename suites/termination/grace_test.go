@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
@@ -23,7 +24,7 @@ var _ = Describe("Grace period", func() {
 
 			grace := time.Duration(wantGrace) * time.Second
 			_, log := deleteAndWait(ctx, ns, tl, f, nil, stopBound(grace))
-			terminating := firstWith(tl, func(p *corev1.Pod) bool { return p.DeletionTimestamp != nil })
+			terminating, _ := tl.FirstPod(func(p *corev1.Pod) bool { return p.DeletionTimestamp != nil })
 			Expect(terminating).NotTo(BeNil(), "TM-2: the watch never showed the pod with a deletionTimestamp:\n%s", tl)
 			Expect(terminating.DeletionGracePeriodSeconds).To(HaveValue(Equal(wantGrace)), "TM-2: deletionGracePeriodSeconds is the pod's grace")
 
@@ -72,7 +73,7 @@ var _ = Describe("Terminal phase", func() {
 		pod := stoppingPod("leaves", seconds(10), onTerm("main", exitNow))
 		tl := env.Run(ctx, ns, pod)
 		running(ctx, ns, tl, "main")
-		Expect(env.Client.CoreV1().Pods(ns).Delete(ctx, pod.Name, deleteWithPodGrace)).To(Succeed())
+		Expect(env.Client.CoreV1().Pods(ns).Delete(ctx, pod.Name, metav1.DeleteOptions{})).To(Succeed())
 		Eventually(deletedFromAPI(tl)).WithContext(ctx).WithTimeout(stopBound(10 * time.Second)).Should(BeTrue())
 
 		// The last status the watch delivered before the deletion.

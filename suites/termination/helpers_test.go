@@ -138,18 +138,6 @@ func span(exp *gmeasure.Experiment, log observe.Log, name string, a, b observe.E
 	Expect(log).To(MarkWithin(a, b, min, max), name)
 }
 
-var deleteWithPodGrace = metav1.DeleteOptions{}
-
-// firstWith is the first pod status the watch delivered for which ok holds, or nil.
-func firstWith(tl *observe.Timeline, ok func(*corev1.Pod) bool) *corev1.Pod {
-	for _, e := range tl.Entries() {
-		if e.Kind == "pod" && ok(e.Pod) {
-			return e.Pod
-		}
-	}
-	return nil
-}
-
 // deletedFromAPI says whether the watch saw the pod leave the API.
 func deletedFromAPI(tl *observe.Timeline) func() bool {
 	return func() bool {

@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
@@ -35,7 +36,7 @@ var _ = Describe("Stop signal", func() {
 		ns := env.Namespace(ctx)
 		// The docs' stopSignal example, on busybox.
 		main := stopper("my-container", map[string]string{"TERM": exitNow, "USR1": exitNow})
-		main.Lifecycle = &corev1.Lifecycle{StopSignal: ptr(corev1.SIGUSR1)}
+		main.Lifecycle = &corev1.Lifecycle{StopSignal: ptr.To(corev1.SIGUSR1)}
 		pod := env.Hold(ns, stoppingPod("stop-signal-gate-off", seconds(10), main))
 		pod.Spec.OS = &corev1.PodOS{Name: corev1.Linux}
 		tl := env.Run(ctx, ns, pod)
@@ -48,5 +49,3 @@ var _ = Describe("Stop signal", func() {
 		Expect(log).NotTo(HaveMarked(observe.SignalTo("my-container", "USR1")))
 	})
 })
-
-func ptr[T any](v T) *T { return &v }

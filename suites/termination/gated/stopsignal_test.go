@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
@@ -34,12 +35,12 @@ func stopSignalPod(name string, signal corev1.Signal) *corev1.Pod {
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: corev1.PodSpec{
 			OS:                            &corev1.PodOS{Name: corev1.Linux},
-			TerminationGracePeriodSeconds: ptr(int64(10)),
+			TerminationGracePeriodSeconds: ptr.To[int64](10),
 			Containers: []corev1.Container{{
 				Name: "my-container", Image: "busybox:1.28",
 				Command: []string{"sh", "-c", observe.StopperScript("my-container", map[string]string{
 					"TERM": observe.ExitNow, "USR1": observe.ExitNow, "USR2": observe.ExitNow})},
-				Lifecycle: &corev1.Lifecycle{StopSignal: ptr(signal)},
+				Lifecycle: &corev1.Lifecycle{StopSignal: ptr.To(signal)},
 			}},
 		},
 	}
@@ -117,5 +118,3 @@ func deleteAndRead(ctx context.Context, ns string, tl *observe.Timeline, f *suit
 	Expect(err).NotTo(HaveOccurred())
 	return log
 }
-
-func ptr[T any](v T) *T { return &v }

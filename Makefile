@@ -22,6 +22,17 @@ LABELS ?= !Slow
 KEEP_CLUSTERS ?=
 export KEEP_CLUSTERS
 
+# A kubelet of your own (KUBELET=/path/to/kubelet) or a release's, built from the Go
+# module proxy (KUBELET_VERSION=v1.36.3): the image build makes a node image with that
+# kubelet (the stock one untouched) and every node whose kind config names no image
+# of its own runs it. NODE_IMAGE is that node image (the stock one by default).
+KUBELET ?=
+override KUBELET := $(if $(KUBELET),$(abspath $(KUBELET)))
+KUBELET_VERSION ?=
+export KUBELET KUBELET_VERSION
+NODE_IMAGE := $(shell KUBELET='$(KUBELET)' KUBELET_VERSION='$(KUBELET_VERSION)' bash images/scripts/kubelet.sh)
+export NODE_IMAGE
+
 GINKGO_FLAGS = -v --keep-going --timeout=80m --poll-progress-after=120s --output-dir=$(ARTIFACTS) \
 	--label-filter='$(LABELS)' $(if $(FOCUS),--focus='$(FOCUS)')
 

@@ -6,6 +6,8 @@
 #
 #   images/build.sh            build what is missing
 #   KUBERNETES_VERSION=v1.36.3 images/build.sh
+#   KUBELET=/path/to/kubelet images/build.sh     also a node image with that kubelet
+#   KUBELET_VERSION=v1.36.3 images/build.sh      also one with that release's kubelet
 set -uo pipefail
 
 IMAGES_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -19,9 +21,12 @@ cd "$IMAGES_DIR"
 . scripts/dockerimg.sh
 . scripts/docker.sh
 . scripts/prereqs.sh
+. scripts/kubelet.sh
 
 BIN_DIR="$CACHE_DIR/bin"
-NODE_IMAGE=${NODE_IMAGE:-podlifecycle/node:$KUBERNETES_VERSION}
+# The stock node image; NODE_IMAGE (what the suites use) is never built over it.
+NODE_IMAGE=$(stock_node_image)
+SELECTED_NODE_IMAGE=$(selected_node_image) || exit 1
 OWN_TAG=1   # tag of the suite's own images; bump when their interface changes
 t_start=$(now_ms)
 
@@ -183,4 +188,13 @@ node_key=$(inputs_key "$ROOTFS_NODE" "$preload_ids" scripts/node.sh $(find node 
 build_node() { build_node_image "$1" "$2" "${preload[@]}"; }
 image_step node "$NODE_IMAGE" "$node_key" build_node || exit 1
 
-echo "== images ready in $(( ($(now_ms) - t_start) / 1000 ))s: node image $NODE_IMAGE (logs: $LOG_DIR)"
+# Node images with another kubelet: the one KUBELET or KUBELET_VERSION selects, and
+# those the kind configs name for single nodes.
+mapfile -t KUBELET_VARIANTS < <({ [ "$SELECTED_NODE_IMAGE" = "$NODE_IMAGE" ] || echo "$SELECTED_NODE_IMAGE"
+  kind_config_kubelet_images "$IMAGES_DIR/../kind-configs" | grep -F "$NODE_IMAGE-kubelet-"; } | sort -u)
+if [ ${#KUBELET_VARIANTS[@]} -gt 0 ]; then
+  section "Node images with another kubelet"
+  for tag in "${KUBELET_VARIANTS[@]}"; do kubelet_variant_step "$tag" || exit 1; done
+fi
+
+echo "== images ready in $(( ($(now_ms) - t_start) / 1000 ))s: node image $SELECTED_NODE_IMAGE (logs: $LOG_DIR)"

@@ -40,6 +40,10 @@ type Requested struct {
 	// APIServerGates are set in the API server alone: a cluster-level
 	// ClusterConfiguration patch's apiServer extraArgs.
 	APIServerGates map[string]bool
+	// ProfileImages are the node images of labelled nodes whose config names one
+	// (a kubelet of another version: node image podlifecycle/node:<k8s>-kubelet-<v>),
+	// keyed by profile. Their kubelet gates are checked by that kubelet.
+	ProfileImages map[string]string
 }
 
 // APIServerGate is what the config asked of gate in the API server, if anything.

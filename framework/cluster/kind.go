@@ -168,8 +168,14 @@ func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
 	}
 
 	cfg.Name = name
-	if err := ValidateGates(ctx, requested.AllGates(), k.opts.NodeImage); err != nil {
+	shared, own := requested.GatesByImage()
+	if err := ValidateGates(ctx, shared, k.opts.NodeImage); err != nil {
 		return nil, fmt.Errorf("kind config %s: %w", k.config.Path, err)
+	}
+	for image, gates := range own {
+		if err := ValidateKubeletGates(ctx, gates, image); err != nil {
+			return nil, fmt.Errorf("kind config %s: %w", k.config.Path, err)
+		}
 	}
 	host, err := ProbeHost(ctx, k.opts.NodeImage)
 	if err != nil {
@@ -303,6 +309,31 @@ func ValidateGates(ctx context.Context, gates []string, nodeImage string) error 
 		return fmt.Errorf("feature gates rejected by Kubernetes %s: %s", strings.TrimSpace(version), firstLine(out))
 	}
 	return nil
+}
+
+// ValidateKubeletGates asks the kubelet of a node image whether it knows the gates
+// and may set them: the kubelet applies --feature-gates before it validates its other
+// flags, so with a node label it must refuse, it stops at the first of the two checks
+// that fails, without starting. Used for nodes whose kubelet is of another version
+// than the node image's API server.
+func ValidateKubeletGates(ctx context.Context, gates []string, nodeImage string) error {
+	if len(gates) == 0 {
+		return nil
+	}
+	if _, err := imageID(nodeImage); err != nil {
+		return err
+	}
+	out, _ := dockerRunOutput(ctx, "--entrypoint", "/usr/bin/kubelet", nodeImage,
+		"--feature-gates="+strings.Join(gates, ","), "--node-labels=kubernetes.io/podlifecycle-gate-check=refused")
+	switch {
+	case strings.Contains(out, "failed to set feature gates"):
+		_, why, _ := strings.Cut(out, "failed to set feature gates")
+		return fmt.Errorf("kubelet feature gates %v rejected by the kubelet of node image %s: failed to set feature gates%s", gates, nodeImage, strings.TrimSuffix(firstLine(why), `"`))
+	case strings.Contains(out, "podlifecycle-gate-check"):
+		return nil // the gates were taken; the label check refused, as meant
+	default:
+		return fmt.Errorf("checking kubelet feature gates %v with the kubelet of node image %s: unexpected answer: %s", gates, nodeImage, firstLine(out))
+	}
 }
 
 // ProbeHost finds out what the Docker host imposes on nodes, by asking Docker and by

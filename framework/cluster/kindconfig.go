@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -65,7 +66,7 @@ func (k *KindConfig) ClusterName(salt ...string) string {
 // "feature-gates", or a KubeletConfiguration patch's featureGates).
 func (k *KindConfig) Requested() (Requested, error) {
 	r := Requested{ClusterGates: map[string]bool{}, KubeletGates: map[string]map[string]bool{},
-		AllKubeletGates: map[string]bool{}, APIServerGates: map[string]bool{}}
+		AllKubeletGates: map[string]bool{}, APIServerGates: map[string]bool{}, ProfileImages: map[string]string{}}
 	for g, on := range k.Config.FeatureGates {
 		r.ClusterGates[g] = on
 	}
@@ -84,14 +85,19 @@ func (k *KindConfig) Requested() (Requested, error) {
 				return r, fmt.Errorf("%s: node %d: %w", k.Path, i, err)
 			}
 		}
-		if len(gates) == 0 {
+		if len(gates) == 0 && n.Image == "" {
 			continue
 		}
 		profile := n.Labels[ProfileLabel]
 		if profile == "" {
-			return r, fmt.Errorf("%s: node %d sets kubelet feature gates but has no %s label, so no spec could be pinned to it", k.Path, i, ProfileLabel)
+			return r, fmt.Errorf("%s: node %d sets kubelet feature gates or a node image of its own but has no %s label, so no spec could be pinned to it", k.Path, i, ProfileLabel)
 		}
-		r.KubeletGates[profile] = gates
+		if len(gates) > 0 {
+			r.KubeletGates[profile] = gates
+		}
+		if n.Image != "" {
+			r.ProfileImages[profile] = n.Image
+		}
 	}
 	return r, nil
 }
@@ -99,27 +105,40 @@ func (k *KindConfig) Requested() (Requested, error) {
 // AllGates lists every gate named anywhere in the config, sorted, with its value as
 // "Name=true"; a gate set both ways appears twice.
 func (r Requested) AllGates() []string {
-	seen := map[string]bool{}
-	add := func(g string, on bool) { seen[fmt.Sprintf("%s=%t", g, on)] = true }
-	for g, on := range r.ClusterGates {
-		add(g, on)
+	shared, own := r.GatesByImage()
+	for _, gates := range own {
+		shared = append(shared, gates...)
 	}
-	for _, gates := range r.KubeletGates {
+	return sortedUnique(shared)
+}
+
+// GatesByImage splits the gates by whose Kubernetes must accept them: own holds the
+// kubelet gates of each profile whose node names an image of its own (its kubelet
+// may be of another version), keyed by that image; shared holds all the others,
+// which the default node image's Kubernetes checks.
+func (r Requested) GatesByImage() (shared []string, own map[string][]string) {
+	own = map[string][]string{}
+	list := func(gates map[string]bool) (out []string) {
 		for g, on := range gates {
-			add(g, on)
+			out = append(out, fmt.Sprintf("%s=%t", g, on))
 		}
+		return out
 	}
-	for _, gates := range []map[string]bool{r.AllKubeletGates, r.APIServerGates} {
-		for g, on := range gates {
-			add(g, on)
+	shared = append(list(r.ClusterGates), list(r.AllKubeletGates)...)
+	shared = append(shared, list(r.APIServerGates)...)
+	for profile, gates := range r.KubeletGates {
+		if img := r.ProfileImages[profile]; img != "" {
+			own[img] = sortedUnique(append(own[img], list(gates)...))
+			continue
 		}
+		shared = append(shared, list(gates)...)
 	}
-	out := make([]string, 0, len(seen))
-	for s := range seen {
-		out = append(out, s)
-	}
-	sort.Strings(out)
-	return out
+	return sortedUnique(shared), own
+}
+
+func sortedUnique(s []string) []string {
+	sort.Strings(s)
+	return slices.Compact(s)
 }
 
 func kubeletGatesOfPatch(patch string, into map[string]bool) error {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
@@ -22,6 +23,8 @@ type Facts struct {
 type Node struct {
 	Name             string
 	Labels           map[string]string
+	Taints           []corev1.Taint
+	KubeletVersion   string // node.status.nodeInfo.kubeletVersion
 	KubeletGates     Gates
 	KubeletConfig    KubeletConfig
 	DeclaredFeatures []string
@@ -80,7 +83,8 @@ func Gather(ctx context.Context, client kubernetes.Interface) (*Facts, error) {
 	}
 	sort.Slice(nodes.Items, func(i, j int) bool { return nodes.Items[i].Name < nodes.Items[j].Name })
 	for _, n := range nodes.Items {
-		node := Node{Name: n.Name, Labels: n.Labels, DeclaredFeatures: n.Status.DeclaredFeatures}
+		node := Node{Name: n.Name, Labels: n.Labels, Taints: n.Spec.Taints,
+			KubeletVersion: n.Status.NodeInfo.KubeletVersion, DeclaredFeatures: n.Status.DeclaredFeatures}
 		metrics, err := rest.Get().Resource("nodes").Name(n.Name).SubResource("proxy").Suffix("metrics").DoRaw(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("reading kubelet /metrics of node %s: %w", n.Name, err)
@@ -111,9 +115,25 @@ func (f *Facts) NodesWithLabel(key, value string) []Node {
 	return out
 }
 
-// Schedulable reports whether pods without tolerations may land on n (it is not a
-// control-plane node in a cluster that has workers).
-func (n Node) Schedulable(all []Node) bool {
+// Worker reports whether n runs workloads: it is not a control-plane node in a
+// cluster that has workers. A pod bound to it with spec.nodeName runs there whatever
+// its taints.
+func (n Node) Worker(all []Node) bool {
 	_, cp := n.Labels["node-role.kubernetes.io/control-plane"]
 	return !cp || len(all) == 1
+}
+
+// Schedulable reports whether the scheduler may place pods without tolerations on n:
+// a worker with no NoSchedule or NoExecute taint (the declared-features suite's
+// older kubelet is such a tainted worker).
+func (n Node) Schedulable(all []Node) bool {
+	if !n.Worker(all) {
+		return false
+	}
+	for _, t := range n.Taints {
+		if t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute {
+			return false
+		}
+	}
+	return true
 }

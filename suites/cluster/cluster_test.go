@@ -28,8 +28,22 @@ var _ = Describe("The cluster", Label("infra"), func() {
 		nodes, err := env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(nodes.Items).NotTo(BeEmpty())
+		var table []string
 		for _, n := range nodes.Items {
-			Expect(n.Status.NodeInfo.KubeletVersion).To(Equal(suite.ExpectedServerVersion()), "kubelet of %s", n.Name)
+			// The kubelet the node reports is the one its node image holds: the stock
+			// v1.37.2 one, or another one put there on purpose (KUBELET, KUBELET_VERSION,
+			// a kind config's node image), whose version and digest the report names.
+			want, sum := suite.ExpectedServerVersion(), "(no node shell on this cluster)"
+			if env.Cluster.Provider == "kind" {
+				out, err := env.NodeShell(ctx, n.Name, "sha256sum /usr/bin/kubelet | cut -d' ' -f1; /usr/bin/kubelet --version")
+				Expect(err).NotTo(HaveOccurred())
+				fields := strings.Fields(out) // <sha256> Kubernetes <version>
+				Expect(fields).To(HaveLen(3), "sha256sum and kubelet --version on %s: %q", n.Name, out)
+				sum = fields[0]
+				Expect(fields[2]).To(Equal(imageKubeletVersion(n.Name)), "the kubelet binary in node %s is the one its node image was built with", n.Name)
+				want = fields[2]
+			}
+			Expect(n.Status.NodeInfo.KubeletVersion).To(Equal(want), "kubelet of %s", n.Name)
 			ready := false
 			for _, c := range n.Status.Conditions {
 				if c.Type == corev1.NodeReady {
@@ -37,7 +51,9 @@ var _ = Describe("The cluster", Label("infra"), func() {
 				}
 			}
 			Expect(ready).To(BeTrue(), "node %s Ready", n.Name)
+			table = append(table, fmt.Sprintf("| %s | %s | %s |", n.Name, n.Status.NodeInfo.KubeletVersion, sum))
 		}
+		AddReportEntry("kubelet per node", "| node | kubelet version | kubelet sha256 |\n|---|---|---|\n"+strings.Join(table, "\n"))
 	})
 
 	It("runs CoreDNS Ready", func(ctx SpecContext) {
@@ -109,6 +125,19 @@ var _ = Describe("The cluster", Label("infra"), func() {
 		Expect(on[0].KubeletGates).To(HaveKeyWithValue(gate, true), "kubelet of %s", on[0].Name)
 	})
 })
+
+// imageKubeletVersion is the kubelet version a kind node's image was built with: the
+// label images/scripts/kubelet.sh puts on a node image with another kubelet, or the
+// expected server version for the stock node image.
+func imageKubeletVersion(node string) string {
+	GinkgoHelper()
+	out, err := exec.Command("docker", "inspect", "--format", `{{index .Config.Labels "podlifecycle.kubelet.version"}}`, node).Output()
+	Expect(err).NotTo(HaveOccurred(), "docker inspect %s", node)
+	if v := strings.TrimSpace(string(out)); v != "" {
+		return v
+	}
+	return suite.ExpectedServerVersion()
+}
 
 func schedulableNodes() []string {
 	var out []string

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ndffeatures "k8s.io/component-helpers/nodedeclaredfeatures/features"
 
+	"github.com/podlifecycle/conformance/framework/cluster"
 	"github.com/podlifecycle/conformance/framework/examples"
 	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
@@ -26,32 +27,47 @@ var _ = Describe("Declared features", func() {
 		// The declarable features of v1.37.2 and the gates each depends on
 		// (k8s.io/component-helpers nodedeclaredfeatures); features that also depend on
 		// a runtime capability are checked one way only: declared implies the gates.
+		// A kubelet of an older version knows fewer features: one it does not know has
+		// no gate in its metrics, so it must not declare it either.
+		known := map[string]bool{}
 		var table []string
 		for _, n := range env.Facts.Nodes {
+			var gateCells []string
 			for _, f := range ndffeatures.AllFeatures {
+				known[f.Name()] = true
 				req := f.Requirements()
 				gatesOn := true
 				for _, g := range req.EnabledFeatureGates {
 					gatesOn = gatesOn && n.KubeletGates[g]
+					gateCells = append(gateCells, fmt.Sprintf("%s=%s", g, gateValue(n.KubeletGates, g)))
 				}
 				declared := slices.Contains(n.DeclaredFeatures, f.Name())
 				if req.RequiredRuntimeFeatures == nil {
-					Expect(declared).To(Equal(gatesOn), "DF-1: node %s declares %s = %t, but its kubelet's gates %v are on = %t (kubernetes_feature_enabled)",
-						n.Name, f.Name(), declared, req.EnabledFeatureGates, gatesOn)
+					Expect(declared).To(Equal(gatesOn), "DF-1: node %s (kubelet %s) declares %s = %t, but its kubelet's gates %v are on = %t (kubernetes_feature_enabled)",
+						n.Name, n.KubeletVersion, f.Name(), declared, req.EnabledFeatureGates, gatesOn)
 				} else if declared {
 					Expect(gatesOn).To(BeTrue(), "DF-1: node %s declares %s without its gates %v", n.Name, f.Name(), req.EnabledFeatureGates)
 				}
 			}
-			table = append(table, fmt.Sprintf("%s: %s=%t; declared: %s", n.Name, restartAll, n.KubeletGates[restartAll], strings.Join(n.DeclaredFeatures, ", ")))
+			slices.Sort(gateCells)
+			table = append(table, fmt.Sprintf("| %s | %s | %s | %s |", n.Name, n.KubeletVersion,
+				strings.Join(slices.Compact(gateCells), ", "), strings.Join(n.DeclaredFeatures, ", ")))
 		}
-		AddReportEntry("declared features per node", strings.Join(table, "\n"))
-		lacking, declaring := nodesBy(restartAll)
+		for _, n := range env.Facts.Nodes {
+			for _, f := range n.DeclaredFeatures {
+				Expect(known).To(HaveKey(f), "DF-1: node %s declares %s, which v1.37.2 does not define", n.Name, f)
+			}
+		}
+		AddReportEntry("declared features per node",
+			"| node | kubelet | gates of the declarable features (kubernetes_feature_enabled) | node.status.declaredFeatures |\n|---|---|---|---|\n"+
+				strings.Join(table, "\n"))
+		lacking, declaring := nodesBy(restartAll, schedulable)
 		Expect(lacking).NotTo(BeEmpty(), "the default cluster's restart-all-off worker should lack %s", restartAll)
 		Expect(declaring).NotTo(BeEmpty())
 	})
 
 	It("let the scheduler place a pod that needs a feature only on nodes declaring it", Label("DF-2"), func(ctx SpecContext) {
-		lacking, declaring := requireMixed(restartAll)
+		lacking, declaring := requireMixed(restartAll, schedulable)
 		ns := env.Namespace(ctx)
 		// 20 copies of the docs' example-pod, unpinned: with a third of the workers
 		// lacking the feature, a scheduler ignoring it would put one there with
@@ -76,7 +92,7 @@ var _ = Describe("Declared features", func() {
 	})
 
 	It("keep a pod that needs a feature no candidate node declares unschedulable, and a pod needing none schedules there", Label("DF-2"), func(ctx SpecContext) {
-		lacking, _ := requireMixed(restartAll)
+		lacking, _ := requireMixed(restartAll, schedulable)
 		ns := env.Namespace(ctx)
 		// Only the lacking node is a candidate, by its hostname: no node is changed.
 		onLacking := map[string]string{corev1.LabelHostname: lacking[0]}
@@ -100,7 +116,7 @@ var _ = Describe("Declared features", func() {
 	})
 
 	It("make the kubelet reject a pod bound to it that needs a feature it lacks, and run it where declared", Label("DF-4"), func(ctx SpecContext) {
-		lacking, declaring := requireMixed(restartAll)
+		lacking, declaring := requireMixed(restartAll, worker)
 		ns := env.Namespace(ctx)
 		rejected := examples.ExamplePod()
 		rejected.Name = "bound-to-lacking"
@@ -123,9 +139,10 @@ var _ = Describe("Declared features", func() {
 
 	It("make admission reject resizing an init container on a node that does not declare InPlacePodVerticalScalingInitContainers", Label("DF-3"), func(ctx SpecContext) {
 		// InPlacePodVerticalScalingInitContainers is GA and locked on in 1.37: every
-		// v1.37 kubelet declares it; only an older kubelet (a mixed-version cluster)
-		// can lack it, so on a cluster of v1.37 kubelets alone this is skipped.
-		lacking, declaring := requireMixed(ipprInitContainers)
+		// v1.37 kubelet declares it; only an older kubelet (a mixed-version cluster, the
+		// default cluster's kubelet-v1.36.3 worker) can lack it. The pods are bound by
+		// spec.nodeName, so that worker's taint does not keep them off it.
+		lacking, declaring := requireMixed(ipprInitContainers, worker)
 		ns := env.Namespace(ctx)
 		for _, target := range []struct {
 			node     string
@@ -134,7 +151,8 @@ var _ = Describe("Declared features", func() {
 			p := &corev1.Pod{
 				ObjectMeta: metav1.ObjectMeta{Name: "resize-on-" + target.node},
 				Spec: corev1.PodSpec{
-					NodeName: target.node,
+					NodeName:    target.node,
+					Tolerations: []corev1.Toleration{{Key: skewTaint, Operator: corev1.TolerationOpExists}},
 					InitContainers: []corev1.Container{{Name: "setup", Image: "busybox:1.28", Command: []string{"true"},
 						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}}},
 					Containers: []corev1.Container{{Name: "main", Image: "busybox:1.28", Command: []string{"sleep", "3600"}}},
@@ -155,43 +173,74 @@ var _ = Describe("Declared features", func() {
 	})
 })
 
-const ipprInitContainers = "InPlacePodVerticalScalingInitContainers"
+const (
+	ipprInitContainers = "InPlacePodVerticalScalingInitContainers"
+	// skewTaint keeps unpinned pods off the default cluster's older kubelet.
+	skewTaint = "podlifecycle.io/kubelet-skew"
+)
 
-// nodesBy splits the schedulable nodes into those lacking and those declaring feature.
-func nodesBy(feature string) (lacking, declaring []string) {
+// lackingProfile names, for each feature this suite mixes, the worker of
+// kind-configs/default.yaml that lacks it.
+var lackingProfile = map[string]string{
+	restartAll:         "restart-all-off", // RestartAllContainersOnContainerExits off
+	ipprInitContainers: "kubelet-v1.36.3", // a v1.36.3 kubelet with the gate off
+}
+
+// Which nodes count: those the scheduler may choose for an untolerating pod (DF-2),
+// or every worker, for pods bound with spec.nodeName (DF-3, DF-4).
+type nodeSet func(facts.Node, []facts.Node) bool
+
+var (
+	schedulable nodeSet = facts.Node.Schedulable
+	worker      nodeSet = facts.Node.Worker
+)
+
+// nodesBy splits the nodes of set into those lacking and those declaring feature.
+func nodesBy(feature string, set nodeSet) (lacking, declaring []string) {
 	for _, n := range env.Facts.Nodes {
-		if !n.Schedulable(env.Facts.Nodes) {
+		if !set(n, env.Facts.Nodes) {
 			continue
 		}
-		if slices.Contains(n.DeclaredFeatures, feature) {
+		switch {
+		case slices.Contains(n.DeclaredFeatures, feature):
 			declaring = append(declaring, n.Name)
-		} else {
+		case n.Labels[cluster.ProfileLabel] == lackingProfile[feature]:
+			// The node the kind config made to lack feature comes first: it lacks
+			// nothing else (an older kubelet lacks more than one feature).
+			lacking = append([]string{n.Name}, lacking...)
+		default:
 			lacking = append(lacking, n.Name)
 		}
 	}
 	return lacking, declaring
 }
 
-// requireMixed needs schedulable nodes on both sides of feature. The project's
-// default kind config gives this suite such a cluster for
-// RestartAllContainersOnContainerExits (its restart-all-off worker): a cluster the
-// suite made that is not mixed is misconfigured, and the spec fails rather than pass
-// vacuously or skip. On a cluster of the user's, or for a feature the config cannot
-// mix, the spec is skipped with the reason.
-func requireMixed(feature string) (lacking, declaring []string) {
+// requireMixed needs nodes of set on both sides of feature. The project's default
+// kind config gives this suite such a cluster for each feature of lackingProfile: a
+// kind cluster that is not mixed is misconfigured, and the spec fails rather than
+// pass vacuously or skip. On a cluster of the user's, the spec is skipped with the
+// reason.
+func requireMixed(feature string, set nodeSet) (lacking, declaring []string) {
 	GinkgoHelper()
 	env.Require(facts.SchedulableNodes(2))
-	lacking, declaring = nodesBy(feature)
+	lacking, declaring = nodesBy(feature, set)
 	if len(lacking) > 0 && len(declaring) > 0 {
 		return lacking, declaring
 	}
-	why := fmt.Sprintf("needs schedulable nodes that declare %s and nodes that do not; declaring: %v, lacking: %v", feature, declaring, lacking)
-	if feature == restartAll && env.Cluster.Provider == "kind" {
-		Fail("misconfigured cluster: kind-configs/default.yaml should give this suite a worker without " + restartAll +
-			" (profile restart-all-off); " + why)
+	why := fmt.Sprintf("needs nodes that declare %s and nodes that do not; declaring: %v, lacking: %v", feature, declaring, lacking)
+	if profile, ok := lackingProfile[feature]; ok && env.Cluster.Provider == "kind" {
+		Fail(fmt.Sprintf("misconfigured cluster: kind-configs/default.yaml should give this suite a worker without %s (profile %s); %s",
+			feature, profile, why))
 	}
 	Skip(why)
 	return nil, nil
+}
+
+func gateValue(g facts.Gates, name string) string {
+	if on, ok := g[name]; ok {
+		return fmt.Sprint(on)
+	}
+	return "unknown"
 }
 
 // scheduled maps each pod of ns that is bound to its node.

@@ -62,6 +62,49 @@ func Budget(expected []time.Duration) time.Duration {
 	return total
 }
 
+// Settings are the kubelet settings a crash loop's delays depend on, as the kubelet
+// reports them (kubernetes_feature_enabled, /configz).
+type Settings struct {
+	ReduceDefaultDecay bool          // gate ReduceDefaultCrashLoopBackOffDecay
+	MaxPeriodGate      bool          // gate KubeletCrashLoopBackOffMax
+	MaxPeriod          time.Duration // crashLoopBackOff.maxContainerRestartPeriod; 0 if none
+}
+
+// DefaultMaxPeriod is what /configz shows for maxContainerRestartPeriod when the
+// kubelet's configuration sets none and KubeletCrashLoopBackOffMax is on: the
+// v1.37.2 kubelet defaults it to 300 s, which cannot be told from 300 s set on
+// purpose; the docs' cluster-default cap applies then.
+const DefaultMaxPeriod = 300 * time.Second
+
+// Documented is the docs' initial delay and cap for s:
+//   - RS-6: 10 s, doubling, capped at 300 s;
+//   - RS-12: with ReduceDefaultCrashLoopBackOffDecay, 1 s, capped at 60 s;
+//   - RS-13: with KubeletCrashLoopBackOffMax, maxContainerRestartPeriod is the cap (an
+//     initial delay above it is cut to it, Expected);
+//   - RS-14: with both, the reduced 1 s start and the configured cap.
+func (s Settings) Documented() (initial, maximum time.Duration) {
+	initial, maximum = 10*time.Second, 300*time.Second
+	if s.ReduceDefaultDecay {
+		initial, maximum = time.Second, 60*time.Second
+	}
+	if s.MaxPeriodGate && s.MaxPeriod > 0 && s.MaxPeriod != DefaultMaxPeriod {
+		maximum = s.MaxPeriod
+	}
+	return initial, maximum
+}
+
+// Expected is the documented sequence of n delays under s.
+func (s Settings) Expected(n int) []time.Duration {
+	initial, maximum := s.Documented()
+	return Expected(initial, maximum, n)
+}
+
+func (s Settings) String() string {
+	initial, maximum := s.Documented()
+	return fmt.Sprintf("ReduceDefaultCrashLoopBackOffDecay=%t KubeletCrashLoopBackOffMax=%t maxContainerRestartPeriod=%s: documented initial %s, cap %s",
+		s.ReduceDefaultDecay, s.MaxPeriodGate, s.MaxPeriod, initial, maximum)
+}
+
 // Expected is the documented sequence of n delays: the first restart at once, then
 // initial, doubling, capped at max.
 func Expected(initial, max time.Duration, n int) []time.Duration {

@@ -1,6 +1,7 @@
 package backoff
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -87,5 +88,29 @@ func TestTableCarriesTheAllowedRange(t *testing.T) {
 	}
 	if want := "[1: expected 0ms measured 483ms (allowed 0–4000ms), 2: expected 10000ms measured 12000ms (allowed 9900–18000ms)]"; table.String() != want {
 		t.Errorf("String() = %s\nwant       %s", table, want)
+	}
+}
+
+// The documented model per statement: RS-6 defaults, RS-12 reduced decay, RS-13 a
+// configured cap (also below the initial delay), RS-14 both; a /configz 300 s is the
+// kubelet's default, not a cap set on purpose.
+func TestSettingsDocumented(t *testing.T) {
+	s := time.Second
+	for _, c := range []struct {
+		in       Settings
+		want     []time.Duration
+		scenario string
+	}{
+		{Settings{}, []time.Duration{0, 10 * s, 20 * s, 40 * s}, "RS-6"},
+		{Settings{MaxPeriodGate: true, MaxPeriod: 300 * s}, []time.Duration{0, 10 * s, 20 * s, 40 * s}, "RS-6, default period in /configz"},
+		{Settings{ReduceDefaultDecay: true, MaxPeriodGate: true, MaxPeriod: 300 * s}, []time.Duration{0, 1 * s, 2 * s, 4 * s, 8 * s, 16 * s, 32 * s, 60 * s}, "RS-12"},
+		{Settings{MaxPeriodGate: true, MaxPeriod: 2 * s}, []time.Duration{0, 2 * s, 2 * s}, "RS-13 cap below the initial delay"},
+		{Settings{MaxPeriod: 2 * s}, []time.Duration{0, 10 * s, 20 * s}, "period ignored with the gate off"},
+		{Settings{ReduceDefaultDecay: true, MaxPeriodGate: true, MaxPeriod: 100 * s}, []time.Duration{0, 1 * s, 2 * s, 4 * s, 8 * s, 16 * s, 32 * s, 64 * s, 100 * s}, "RS-14"},
+	} {
+		got := c.in.Expected(len(c.want))
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: %v.Expected = %v, want %v", c.scenario, c.in, got, c.want)
+		}
 	}
 }

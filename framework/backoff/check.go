@@ -11,17 +11,17 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/podlifecycle/conformance/framework/cluster"
+	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
 	"github.com/podlifecycle/conformance/framework/suite"
 )
 
 // CrashLooper is a pod whose "crasher" exits 1 right after it starts and whose
-// "observer" keeps the marker file readable between the crasher's runs; profile, if
-// set, pins it to the worker of that kubelet profile.
-func CrashLooper(profile string) *corev1.Pod {
-	return CrashLooperRunning(profile, "mark start; mark exit; exit 1")
+// "observer" keeps the marker file readable between the crasher's runs, pinned to
+// node.
+func CrashLooper(node facts.Node) *corev1.Pod {
+	return CrashLooperRunning(node, "mark start; mark exit; exit 1")
 }
 
 // CrashLooperRunning is CrashLooper with the crasher running script (with mark()
@@ -29,7 +29,7 @@ func CrashLooper(profile string) *corev1.Pod {
 // waits for the observer to be up: the kubelet starts a pod's containers one after
 // another in one sync, and a crash during that sync would only be handled after it,
 // adding the observer's start to the first delay.
-func CrashLooperRunning(profile, script string) *corev1.Pod {
+func CrashLooperRunning(node facts.Node, script string) *corev1.Pod {
 	crasher := corev1.Container{Name: "crasher", Image: "busybox:1.28",
 		Command: []string{"sh", "-c", observe.MarkShell("crasher") +
 			"until [ -f " + observe.MarkerDir + "/observer-up ]; do sleep 0.05; done; " + script}}
@@ -40,20 +40,33 @@ func CrashLooperRunning(profile, script string) *corev1.Pod {
 		Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyAlways, Containers: []corev1.Container{crasher, observer},
 			TerminationGracePeriodSeconds: new(int64)},
 	}
-	if profile != "" {
-		p.Spec.NodeSelector = map[string]string{cluster.ProfileLabel: profile}
-	}
-	return observe.WithMarkers(p)
+	return observe.WithMarkers(suite.PinTo(p, node))
 }
 
-// Check runs a crash loop on the worker of profile until len(expected) delays are
-// measured, checks each against the tolerance model, and records expected and
-// measured values in the report (a gmeasure experiment and a table).
-func Check(ctx context.Context, env *suite.Env, profile string, expected []time.Duration) {
+// SettingsOf reads the backoff settings of node's kubelet from its facts.
+func SettingsOf(node facts.Node) Settings {
+	return Settings{
+		ReduceDefaultDecay: node.KubeletGates["ReduceDefaultCrashLoopBackOffDecay"],
+		MaxPeriodGate:      node.KubeletGates["KubeletCrashLoopBackOffMax"],
+		MaxPeriod:          node.MaxRestartPeriod(),
+	}
+}
+
+// Check runs a crash loop on node until n delays are measured and checks them
+// against the documented delays for that node's kubelet settings (Settings.Documented:
+// the expectation follows the gates and configuration in force, e.g. a
+// FEATURE_GATES override) under the tolerance model, recording expected and measured
+// values in the report (a gmeasure experiment and a table).
+func Check(ctx context.Context, env *suite.Env, node facts.Node, n int) {
 	GinkgoHelper()
 	ns := env.Namespace(ctx)
-	tl := env.Run(ctx, ns, CrashLooper(profile))
-	CheckLoop(ctx, env, tl, profile, expected, 0)
+	tl := env.Run(ctx, ns, CrashLooper(node))
+	CheckLoop(ctx, env, tl, NodeAndSettings(node), SettingsOf(node).Expected(n), 0)
+}
+
+// NodeAndSettings names node and its kubelet's backoff settings for the report.
+func NodeAndSettings(node facts.Node) string {
+	return fmt.Sprintf("%s (%s)", node.Name, SettingsOf(node))
 }
 
 // CheckLoop waits until the CrashLooper pod that tl watches has restarted its crasher

@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/podlifecycle/conformance/framework/cluster"
 )
 
 // Facts is what one cluster has, read once per suite run.
@@ -113,6 +115,44 @@ func (f *Facts) NodesWithLabel(key, value string) []Node {
 		}
 	}
 	return out
+}
+
+// Candidates are the nodes a spec that wants the kubelet of profile may run on, and
+// how to name them in a message. Where a kind config made nodes of that profile on
+// purpose (they carry cluster.ProfileLabel=profile), only those; on a cluster where no
+// node carries it (made without the project's configs, or a user's), every
+// schedulable node, and the spec picks one whose gates and /configz fit. Profile ""
+// means any schedulable node.
+func (f *Facts) Candidates(profile string) ([]Node, string) {
+	if profile != "" {
+		if labelled := f.NodesWithLabel(cluster.ProfileLabel, profile); len(labelled) > 0 {
+			return labelled, fmt.Sprintf("nodes labelled %s=%s", cluster.ProfileLabel, profile)
+		}
+	}
+	var out []Node
+	for _, n := range f.Nodes {
+		if n.Schedulable(f.Nodes) {
+			out = append(out, n)
+		}
+	}
+	return out, "any schedulable node"
+}
+
+// NodeFor is the first candidate of profile whose kubelet has every gate of gates as
+// given.
+func (f *Facts) NodeFor(profile string, gates map[string]bool) (Node, bool) {
+	nodes, _ := f.Candidates(profile)
+	for _, n := range nodes {
+		fits := true
+		for g, on := range gates {
+			have, known := n.KubeletGates[g]
+			fits = fits && known && have == on
+		}
+		if fits {
+			return n, true
+		}
+	}
+	return Node{}, false
 }
 
 // Worker reports whether n runs workloads: it is not a control-plane node in a

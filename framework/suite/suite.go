@@ -7,12 +7,14 @@ package suite
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/podlifecycle/conformance/framework/cluster"
@@ -157,6 +159,34 @@ func (e *Env) Require(reqs ...facts.Requirement) {
 	if v.Skip != "" {
 		Skip(v.Skip)
 	}
+}
+
+// NodeFor is the node a spec's pod is pinned to when the spec needs the kubelet of
+// profile with gates set as given: a node the kind config made for that profile, or,
+// on a cluster without profile labels, the first schedulable node whose kubelet fits
+// (facts.Candidates). It skips the spec, or fails it when the cluster's own
+// configuration asked for the gate, as Require does.
+func (e *Env) NodeFor(profile string, gates map[string]bool) facts.Node {
+	GinkgoHelper()
+	var reqs []facts.Requirement
+	for _, g := range slices.Sorted(maps.Keys(gates)) {
+		reqs = append(reqs, facts.KubeletGate(g, gates[g], profile))
+	}
+	e.Require(reqs...)
+	n, ok := e.Facts.NodeFor(profile, gates)
+	if !ok {
+		Skip(fmt.Sprintf("needs one node (%s) whose kubelet has all of %v; each gate is on some node, but not all on one", profile, gates))
+	}
+	return n
+}
+
+// PinTo makes the scheduler put pod on node, by its hostname label.
+func PinTo(pod *corev1.Pod, node facts.Node) *corev1.Pod {
+	if pod.Spec.NodeSelector == nil {
+		pod.Spec.NodeSelector = map[string]string{}
+	}
+	pod.Spec.NodeSelector[corev1.LabelHostname] = node.Labels[corev1.LabelHostname]
+	return pod
 }
 
 // statementLabels picks the statement IDs (like PL-1) out of a spec's labels.

@@ -11,9 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/podlifecycle/conformance/framework/cluster"
 	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
 
 // stopsOnTerm is a container that exits 0 as soon as it gets TERM.
@@ -24,7 +24,7 @@ var _ = Describe("DisruptionTarget", Serial, func() {
 		env.Require(facts.SchedulableNodes(2))
 		ns := env.Namespace(ctx)
 		pod := env.Hold(ns, shellPod("tainted-out", corev1.RestartPolicyAlways, stopsOnTerm))
-		pod.Spec.NodeSelector = map[string]string{cluster.ProfileLabel: "defaults"}
+		suite.PinTo(pod, env.NodeFor("defaults", nil))
 		tl := env.Run(ctx, ns, pod)
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
 		node := tl.Pod().Spec.NodeName
@@ -52,9 +52,7 @@ var _ = Describe("DisruptionTarget", Serial, func() {
 		env.Require(facts.SchedulableNodes(2))
 		ns := env.Namespace(ctx)
 		low, high := priorityClass(ctx, ns+"-low", 1000), priorityClass(ctx, ns+"-high", 1000000)
-		node := env.Facts.NodesWithLabel(cluster.ProfileLabel, "defaults")
-		Expect(node).NotTo(BeEmpty(), "needs the worker labelled %s=defaults", cluster.ProfileLabel)
-		n, err := env.Client.CoreV1().Nodes().Get(ctx, node[0].Name, metav1.GetOptions{})
+		n, err := env.Client.CoreV1().Nodes().Get(ctx, env.NodeFor("defaults", nil).Name, metav1.GetOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		// Each pod asks for 3/4 of the node's allocatable CPU: one fits, two cannot.
 		share := resource.NewMilliQuantity(n.Status.Allocatable.Cpu().MilliValue()*3/4, resource.DecimalSI)

@@ -7,10 +7,10 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/podlifecycle/conformance/framework/cluster"
 	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
 
 // kubeletBackBound: `systemctl restart kubelet` returns once the new kubelet process
@@ -24,8 +24,7 @@ const resyncWindow = 20 * time.Second
 
 var _ = Describe("Kubelet restart", Serial, func() {
 	It("keeps containers running with the same IDs and restart counts, and ready unchanged", Label("KR-1", "KR-2"), func(ctx SpecContext) {
-		env.Require(facts.KubeletGate("ChangeContainerStatusOnKubeletRestart", false, "defaults"))
-		tl, before, restartAt := restartKubeletUnder(ctx, "defaults")
+		tl, before, restartAt := restartKubeletUnder(ctx, env.NodeFor("defaults", map[string]bool{"ChangeContainerStatusOnKubeletRestart": false}))
 		Consistently(tl.Pod).WithContext(ctx).WithTimeout(resyncWindow).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
 
 		after := tl.Pod().Status.ContainerStatuses[0]
@@ -39,8 +38,7 @@ var _ = Describe("Kubelet restart", Serial, func() {
 	})
 
 	It("sets ready false after a kubelet restart with ChangeContainerStatusOnKubeletRestart on, keeping the container", Label("KR-3", "KR-1"), func(ctx SpecContext) {
-		env.Require(facts.KubeletGate("ChangeContainerStatusOnKubeletRestart", true, "legacy-status"))
-		tl, before, restartAt := restartKubeletUnder(ctx, "legacy-status")
+		tl, before, restartAt := restartKubeletUnder(ctx, env.NodeFor("legacy-status", map[string]bool{"ChangeContainerStatusOnKubeletRestart": true}))
 		Eventually(func() bool {
 			for _, e := range tl.Entries() {
 				if e.Pod != nil && e.Seen.After(restartAt) && !e.Pod.Status.ContainerStatuses[0].Ready {
@@ -57,9 +55,9 @@ var _ = Describe("Kubelet restart", Serial, func() {
 	})
 })
 
-// restartKubeletUnder starts a ready pod on the worker of the given profile, restarts
-// that node's kubelet and waits until it answers again.
-func restartKubeletUnder(ctx SpecContext, profile string) (*observe.Timeline, corev1.ContainerStatus, time.Time) {
+// restartKubeletUnder starts a ready pod on node, restarts that node's kubelet and
+// waits until it answers again.
+func restartKubeletUnder(ctx SpecContext, node facts.Node) (*observe.Timeline, corev1.ContainerStatus, time.Time) {
 	GinkgoHelper()
 	ns := env.Namespace(ctx)
 	// A readiness probe makes the difference: the legacy behaviour resets probe
@@ -69,11 +67,11 @@ func restartKubeletUnder(ctx SpecContext, profile string) (*observe.Timeline, co
 		ProbeHandler:  corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"true"}}},
 		PeriodSeconds: 5,
 	}
-	pod.Spec.NodeSelector = map[string]string{cluster.ProfileLabel: profile}
+	suite.PinTo(pod, node)
 	tl := env.Run(ctx, ns, pod)
 	Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
 	before := tl.Pod().Status.ContainerStatuses[0]
-	node := tl.Pod().Spec.NodeName
+	Expect(tl.Pod().Spec.NodeName).To(Equal(node.Name))
 
 	// The kubelet treats a container that started less than 10 s before the kubelet
 	// itself as new, whatever the gate (kubeletRestartGracePeriod in pkg/kubelet/prober),
@@ -85,10 +83,10 @@ func restartKubeletUnder(ctx SpecContext, profile string) (*observe.Timeline, co
 
 	AddReportEntry("finding: kubelet restart grace", "a container started less than 10 s before the kubelet restart is treated as new and its probe results reset, whatever the gate (pkg/kubelet/prober kubeletRestartGracePeriod); KR-2 holds for containers older than that")
 	restartAt := time.Now()
-	_, err := env.NodeShell(ctx, node, "systemctl restart kubelet")
+	_, err := env.NodeShell(ctx, node.Name, "systemctl restart kubelet")
 	Expect(err).NotTo(HaveOccurred())
 	Eventually(func(ctx SpecContext) error {
-		_, err := env.Client.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix("healthz").DoRaw(ctx)
+		_, err := env.Client.CoreV1().RESTClient().Get().Resource("nodes").Name(node.Name).SubResource("proxy").Suffix("healthz").DoRaw(ctx)
 		return err
 	}).WithContext(ctx).WithTimeout(kubeletBackBound).Should(Succeed())
 	return tl, before, restartAt

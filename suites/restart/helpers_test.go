@@ -16,12 +16,14 @@ import (
 
 const podStartBound = suite.PodStartBound
 
-// restartAllContainers is what a pod with a RestartAllContainers rule needs: the API
-// server must accept the action (and rules at all), and the kubelet of the "defaults"
-// worker, where such pods are pinned, must carry it out.
-var restartAllContainers = []facts.Requirement{
-	facts.APIServerGate("RestartAllContainersOnContainerExits", true), facts.APIServerGate("ContainerRestartRules", true),
-	facts.KubeletGate("RestartAllContainersOnContainerExits", true, "defaults"), facts.KubeletGate("ContainerRestartRules", true, "defaults"),
+// restartAllContainersNode is where a pod with a RestartAllContainers rule is pinned:
+// the API server must accept the action (and rules at all), and the kubelet of the
+// node (the "defaults" worker of a kind config, or any node whose gates fit) must
+// carry it out.
+func restartAllContainersNode() facts.Node {
+	GinkgoHelper()
+	env.Require(facts.APIServerGate("RestartAllContainersOnContainerExits", true), facts.APIServerGate("ContainerRestartRules", true))
+	return env.NodeFor("defaults", map[string]bool{"RestartAllContainersOnContainerExits": true, "ContainerRestartRules": true})
 }
 
 // firstRestartBound: the kubelet restarts a container at once after its first exit

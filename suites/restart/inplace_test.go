@@ -10,15 +10,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/podlifecycle/conformance/framework/backoff"
-	"github.com/podlifecycle/conformance/framework/cluster"
 	"github.com/podlifecycle/conformance/framework/examples"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
 
 var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerExits"), func() {
 	It("ml-worker: the watcher's exit 88 restarts every container in place, keeping UID, IP and volumes", Label("RS-11"), func(ctx SpecContext) {
-		env.Require(restartAllContainers...)
+		node := restartAllContainersNode()
 		ns := env.Namespace(ctx)
 		pod := observe.WithMarkers(examples.MLWorker())
 		// The changes the statement needs, each visible here:
@@ -39,7 +39,7 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 		main.Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{
 			Command: []string{"sh", "-c", observe.MarkShell("main-application") + "mark prestop"}}}}
 		pod.Spec.TerminationGracePeriodSeconds = ptr(int64(30))
-		pod.Spec.NodeSelector = map[string]string{cluster.ProfileLabel: "defaults"}
+		suite.PinTo(pod, node)
 
 		tl := env.Run(ctx, ns, pod)
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveContainerState("main-application", "Running", ""))
@@ -102,14 +102,14 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 	})
 
 	It("restarts containers that had completed too, overriding the pod's restartPolicy Never", Label("RS-11"), func(ctx SpecContext) {
-		env.Require(restartAllContainers...)
+		node := restartAllContainersNode()
 		ns := env.Namespace(ctx)
 		trigger := container("trigger", `mark start; if [ ! -f /markers/once ]; then touch /markers/once; sleep 4; exit 88; fi; exec sleep 3600`)
 		trigger.RestartPolicy = ptr(corev1.ContainerRestartPolicyNever)
 		trigger.RestartPolicyRules = []corev1.ContainerRestartRule{{Action: corev1.ContainerRestartRuleActionRestartAllContainers,
 			ExitCodes: &corev1.ContainerRestartRuleOnExitCodes{Operator: corev1.ContainerRestartRuleOnExitCodesOpIn, Values: []int32{88}}}}
 		p := observe.WithMarkers(pod("completes", corev1.RestartPolicyNever, container("done-early", "mark start; exit 0"), trigger))
-		p.Spec.NodeSelector = map[string]string{cluster.ProfileLabel: "defaults"}
+		suite.PinTo(p, node)
 		tl := env.Run(ctx, ns, p)
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveContainerState("done-early", "Terminated", "Completed"))
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(4*time.Second + 30*time.Second).Should(And(

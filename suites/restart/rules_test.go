@@ -9,10 +9,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/podlifecycle/conformance/framework/cluster"
 	"github.com/podlifecycle/conformance/framework/examples"
 	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
 
 // The docs' restart-rules containers sleep 10 s before they exit.
@@ -72,7 +72,7 @@ var _ = Describe("Container restart rules", Label("ContainerRestartRules"), func
 	It("apply the first matching rule, in order", Label("RS-10"), func(ctx SpecContext) {
 		// The second rule must be one the cluster would carry out, or it could not be
 		// told apart from a rule that was skipped.
-		env.Require(restartAllContainers...)
+		node := restartAllContainersNode()
 		ns := env.Namespace(ctx)
 		c := container("main", "mark start; sleep 1; exit 7")
 		// Rule 1 matches exit 7 and says Restart; rule 2 would also match and say
@@ -83,7 +83,7 @@ var _ = Describe("Container restart rules", Label("ContainerRestartRules"), func
 		}
 		c.RestartPolicy = ptr(corev1.ContainerRestartPolicyNever)
 		p := pod("first-match", corev1.RestartPolicyNever, c, container("other", "sleep 3600"))
-		p.Spec.NodeSelector = map[string]string{cluster.ProfileLabel: "defaults"}
+		suite.PinTo(p, node)
 		tl := env.Run(ctx, ns, p)
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + firstRestartBound).Should(HaveContainerRestarts("main", BeNumerically(">=", 1)))
 		Expect(tl.Pod()).To(HaveContainerRestarts("other", 0), "the second rule (RestartAllContainers) did not apply")

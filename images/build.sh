@@ -191,10 +191,21 @@ image_step node "$NODE_IMAGE" "$node_key" build_node || exit 1
 # Node images with another kubelet: the one KUBELET or KUBELET_VERSION selects, and
 # those the kind configs name for single nodes.
 mapfile -t KUBELET_VARIANTS < <({ [ "$SELECTED_NODE_IMAGE" = "$NODE_IMAGE" ] || echo "$SELECTED_NODE_IMAGE"
-  kind_config_kubelet_images "$IMAGES_DIR/../kind-configs" | grep -F "$NODE_IMAGE-kubelet-"; } | sort -u)
+  kind_config_kubelet_images "$IMAGES_DIR/../kind-configs"; } | sort -u)
 if [ ${#KUBELET_VARIANTS[@]} -gt 0 ]; then
   section "Node images with another kubelet"
   for tag in "${KUBELET_VARIANTS[@]}"; do kubelet_variant_step "$tag" || exit 1; done
 fi
+
+# The images the specs' pods run, for a cluster of your own (KUBECONFIG=… make e2e):
+# the list, and one tarball to load into every node's runtime.
+section "Test images for a cluster of your own"
+mapfile -t POD_IMAGES < <(printf '%s\n' "${TEST_IMAGES[@]}" | grep -v podroutes)
+printf '%s\n' "${POD_IMAGES[@]}" >"$CACHE_DIR/test-images.txt"
+pod_image_ids=$(for i in "${POD_IMAGES[@]}"; do docker image inspect --format '{{.Id}}' "$i"; done)
+run_step test-images-tar "$(inputs_key "$pod_image_ids")" "[ -f '$CACHE_DIR/test-images.tar' ]" -- \
+  docker save -o "$CACHE_DIR/test-images.tar" "${POD_IMAGES[@]}" || exit 1
+echo "  ${POD_IMAGES[*]}"
+echo "  in $CACHE_DIR/test-images.tar; on each node of your cluster: ctr -n k8s.io images import test-images.tar"
 
 echo "== images ready in $(( ($(now_ms) - t_start) / 1000 ))s: node image $SELECTED_NODE_IMAGE (logs: $LOG_DIR)"

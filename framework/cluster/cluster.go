@@ -117,6 +117,11 @@ func (c *Cluster) Client() (kubernetes.Interface, error) {
 // kindConfig, a path relative to the repository root.
 func FromEnvironment(kindConfig string) (Provider, error) {
 	if kc := os.Getenv("KUBECONFIG"); kc != "" {
+		for _, v := range []string{"FEATURE_GATES", "KUBELET_FEATURE_GATES", "KUBELET", "KUBELET_VERSION"} {
+			if os.Getenv(v) != "" {
+				return nil, fmt.Errorf("%s is set, but KUBECONFIG names an existing cluster, which the suite never changes: %s applies only to the kind clusters the suite creates; unset one of the two", v, v)
+			}
+		}
 		return Existing{Kubeconfig: kc}, nil
 	}
 	return NewKind(kindConfig, KindOptionsFromEnvironment())

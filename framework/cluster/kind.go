@@ -29,6 +29,10 @@ type KindOptions struct {
 	StateDir string
 	// ReadyTimeout bounds the wait for the control plane after create.
 	ReadyTimeout time.Duration
+	// FeatureGates (FEATURE_GATES, "A=true,B=false") are set for every component of
+	// every node, on top of the kind config; KubeletFeatureGates
+	// (KUBELET_FEATURE_GATES) for every kubelet. See KindConfig.Override.
+	FeatureGates, KubeletFeatureGates string
 	// RunID, when set (E2E_RUN_ID), makes clusters belong to a run of several suites:
 	// a cluster created by an earlier suite of the same run is reused as the run's own,
 	// and a green suite leaves it for the next one; the run deletes them at its end
@@ -48,6 +52,8 @@ func KindOptionsFromEnvironment() KindOptions {
 		o.NodeImage = img
 	}
 	o.RunID = os.Getenv("E2E_RUN_ID")
+	o.FeatureGates = os.Getenv("FEATURE_GATES")
+	o.KubeletFeatureGates = os.Getenv("KUBELET_FEATURE_GATES")
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		cache = os.TempDir()
@@ -71,6 +77,16 @@ func NewKind(configPath string, o KindOptions) (*Kind, error) {
 	if err != nil {
 		return nil, err
 	}
+	all, err := ParseGateList(o.FeatureGates)
+	if err != nil {
+		return nil, fmt.Errorf("FEATURE_GATES=%q: %w", o.FeatureGates, err)
+	}
+	kubelet, err := ParseGateList(o.KubeletFeatureGates)
+	if err != nil {
+		return nil, fmt.Errorf("KUBELET_FEATURE_GATES=%q: %w", o.KubeletFeatureGates, err)
+	}
+	cfg.Override(all, kubelet)
+	cfg.RebaseKubeletImages(o.NodeImage)
 	if _, err := cfg.Requested(); err != nil {
 		return nil, err
 	}

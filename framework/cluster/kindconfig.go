@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -36,6 +37,65 @@ func LoadKindConfig(path string) (*KindConfig, error) {
 		return nil, fmt.Errorf("kind config %s: want kind Cluster, apiVersion kind.x-k8s.io/v1alpha4; got %q, %q", path, cfg.Kind, cfg.APIVersion)
 	}
 	return &KindConfig{Path: path, Raw: raw, Config: cfg}, nil
+}
+
+// Override applies gate overrides on top of the config: all to every component of
+// every node (the config's cluster-wide featureGates, which kind hands to the API
+// server, controller manager, scheduler, kube-proxy and kubelets), kubelet to every
+// kubelet (a cluster-level KubeletConfiguration patch). A node's own kubelet
+// --feature-gates still win on that node: a profile is a deliberate exception. The
+// overrides become part of the content the cluster's name is derived from, and of
+// what Requested reports as asked for.
+func (k *KindConfig) Override(all, kubelet map[string]bool) {
+	if len(all) == 0 && len(kubelet) == 0 {
+		return
+	}
+	if k.Config.FeatureGates == nil {
+		k.Config.FeatureGates = map[string]bool{}
+	}
+	for g, on := range all {
+		k.Config.FeatureGates[g] = on
+	}
+	if len(kubelet) > 0 {
+		patch := "kind: KubeletConfiguration\nfeatureGates:\n"
+		for _, g := range slices.Sorted(maps.Keys(kubelet)) {
+			patch += fmt.Sprintf("  %s: %t\n", g, kubelet[g])
+		}
+		k.Config.KubeadmConfigPatches = append(k.Config.KubeadmConfigPatches, patch)
+	}
+	k.Raw = append(slices.Clone(k.Raw), fmt.Sprintf("\n# overrides: all components %v; kubelets %v\n", all, kubelet)...)
+}
+
+// kubeletVariant matches the node images images/scripts/kubelet.sh makes: the stock
+// node image of Kubernetes <base> with the kubelet of release <kubelet>.
+var (
+	kubeletVariant = regexp.MustCompile(`^podlifecycle/node:(v[0-9]+\.[0-9]+\.[0-9]+)-kubelet-(v[0-9]+\.[0-9]+\.[0-9]+)$`)
+	stockNode      = regexp.MustCompile(`^podlifecycle/node:(v[0-9]+\.[0-9]+\.[0-9]+)(-kubelet-.*)?$`)
+)
+
+// RebaseKubeletImages moves the nodes that name a kubelet variant of the project's
+// node image (podlifecycle/node:v1.37.2-kubelet-v1.36.3) onto the Kubernetes version
+// of nodeImage, the run's default node image, so that a version matrix run
+// (K8S_VERSIONS) keeps every node's kubeadm at the control plane's version: on
+// v1.38.0 that node becomes podlifecycle/node:v1.38.0-kubelet-v1.36.3, and on v1.36.3,
+// where the kubelet is the stock one, the stock podlifecycle/node:v1.36.3.
+func (k *KindConfig) RebaseKubeletImages(nodeImage string) {
+	m := stockNode.FindStringSubmatch(nodeImage)
+	if m == nil {
+		return
+	}
+	version := m[1]
+	for i := range k.Config.Nodes {
+		v := kubeletVariant.FindStringSubmatch(k.Config.Nodes[i].Image)
+		if v == nil || v[1] == version {
+			continue
+		}
+		if v[2] == version {
+			k.Config.Nodes[i].Image = "podlifecycle/node:" + version
+		} else {
+			k.Config.Nodes[i].Image = "podlifecycle/node:" + version + "-kubelet-" + v[2]
+		}
+	}
 }
 
 var unsafeNameChars = regexp.MustCompile(`[^a-z0-9-]+`)

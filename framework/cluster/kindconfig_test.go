@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 )
 
 func writeConfig(t *testing.T, name, content string) string {
@@ -232,5 +234,59 @@ nodes:
 	}
 	if len(r.AllGates()) != 3 {
 		t.Errorf("AllGates = %v, want all three", r.AllGates())
+	}
+}
+
+// FEATURE_GATES and KUBELET_FEATURE_GATES land on top of the config, count as asked
+// for, and give the cluster another name.
+func TestOverride(t *testing.T) {
+	path := writeConfig(t, "profiles.yaml", profiles)
+	plain, err := LoadKindConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := LoadKindConfig(path)
+	cfg.Override(map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": true}, map[string]bool{"KubeletCrashLoopBackOffMax": false})
+	if cfg.ClusterName() == plain.ClusterName() {
+		t.Errorf("overrides must change the cluster's name")
+	}
+	r, err := cfg.Requested()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if on, asked := r.APIServerGate("ReduceDefaultCrashLoopBackOffDecay"); !on || !asked {
+		t.Errorf("FEATURE_GATES override not asked of the API server: %v %v", on, asked)
+	}
+	if on, asked := r.KubeletGate("KubeletCrashLoopBackOffMax", ""); on || !asked {
+		t.Errorf("KUBELET_FEATURE_GATES override not asked of kubelets: %v %v", on, asked)
+	}
+	// A profile's own flag still wins on its node.
+	if on, _ := r.KubeletGate("RestartAllContainersOnContainerExits", "restart-all-off"); on {
+		t.Errorf("the restart-all-off profile's own gate must win")
+	}
+	if plain.Config.FeatureGates["ReduceDefaultCrashLoopBackOffDecay"] {
+		t.Errorf("Override changed another loaded copy")
+	}
+}
+
+// In a version matrix, a node naming a kubelet variant keeps its kubelet but takes
+// the run's Kubernetes version for everything else.
+func TestRebaseKubeletImages(t *testing.T) {
+	for _, c := range []struct{ nodeImage, want string }{
+		{"podlifecycle/node:v1.37.2", "podlifecycle/node:v1.37.2-kubelet-v1.36.3"},
+		{"podlifecycle/node:v1.36.3", "podlifecycle/node:v1.36.3"},
+		{"podlifecycle/node:v1.38.0", "podlifecycle/node:v1.38.0-kubelet-v1.36.3"},
+		{"podlifecycle/node:v1.38.0-kubelet-sha256-0123456789ab", "podlifecycle/node:v1.38.0-kubelet-v1.36.3"},
+		{"registry.example/my-node:1", "podlifecycle/node:v1.37.2-kubelet-v1.36.3"},
+	} {
+		cfg := &KindConfig{}
+		cfg.Config.Nodes = append(cfg.Config.Nodes, v1alpha4.Node{Image: "podlifecycle/node:v1.37.2-kubelet-v1.36.3"}, v1alpha4.Node{})
+		cfg.RebaseKubeletImages(c.nodeImage)
+		if got := cfg.Config.Nodes[0].Image; got != c.want {
+			t.Errorf("default node image %s: node image %s, want %s", c.nodeImage, got, c.want)
+		}
+		if cfg.Config.Nodes[1].Image != "" {
+			t.Errorf("a node naming no image must keep the default")
+		}
 	}
 }

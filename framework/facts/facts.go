@@ -19,6 +19,9 @@ type Facts struct {
 	ServerVersion  string
 	APIServerGates Gates
 	Nodes          []Node
+	// OneClock: the nodes and the runner read one clock (a kind cluster), so times
+	// containers write can be compared with times the runner sees.
+	OneClock bool
 }
 
 // Node is what one node's kubelet reports about itself.

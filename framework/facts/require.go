@@ -82,6 +82,22 @@ func (g kubeletGate) Check(f *Facts, asked cluster.Requested) (bool, string, boo
 	return false, why, askedFor && want == g.on
 }
 
+// OneClock needs the nodes and the runner to read one clock, for specs that compare
+// a time a container wrote (a marker) with one the runner saw (a watch event, a
+// request it made): true of kind clusters, whose nodes are containers on the runner's
+// kernel; on another cluster the node clocks may be off by more than the spans those
+// specs resolve.
+func OneClock() Requirement { return oneClock{} }
+
+type oneClock struct{}
+
+func (oneClock) Check(f *Facts, _ cluster.Requested) (bool, string, bool) {
+	if f.OneClock {
+		return true, "", false
+	}
+	return false, "compares times the containers wrote with times this runner saw; only on a kind cluster made by the suite do both come from one clock", false
+}
+
 // SchedulableNodes needs at least n nodes that take ordinary pods.
 func SchedulableNodes(n int) Requirement { return schedulableNodes(n) }
 

@@ -33,9 +33,14 @@ selected_node_image() {
   fi
 }
 
-# kind_config_kubelet_images DIR: the kubelet variants kind configs in DIR name.
+# kind_config_kubelet_images DIR: the kubelet variants kind configs in DIR name,
+# moved onto $KUBERNETES_VERSION as the kind provider moves them in a version matrix
+# (KindConfig.RebaseKubeletImages); a variant whose kubelet is that version's own is
+# the stock node image, built already.
 kind_config_kubelet_images() {
-  grep -hoE 'podlifecycle/node:v[0-9]+\.[0-9]+\.[0-9]+-kubelet-v[0-9]+\.[0-9]+\.[0-9]+' "$1"/*.yaml 2>/dev/null | sort -u
+  grep -hoE 'podlifecycle/node:v[0-9]+\.[0-9]+\.[0-9]+-kubelet-v[0-9]+\.[0-9]+\.[0-9]+' "$1"/*.yaml 2>/dev/null |
+    sed -E "s|^podlifecycle/node:v[0-9.]+-kubelet-|$(stock_node_image)-kubelet-|" |
+    grep -vxF "$(stock_node_image)-kubelet-$KUBERNETES_VERSION" | sort -u
 }
 
 # build_kubelet_release VERSION: only cmd/kubelet of k8s.io/kubernetes@VERSION, into

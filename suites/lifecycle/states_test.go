@@ -8,6 +8,7 @@ import (
 	"github.com/onsi/gomega/types"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
 )
@@ -25,6 +26,7 @@ func execHook(container, script string) *corev1.LifecycleHandler {
 
 var _ = Describe("Container states", func() {
 	It("reports Running, with startedAt, only after the postStart hook has completed", Label("CS-2"), func(ctx SpecContext) {
+		env.Require(facts.OneClock())
 		ns := env.Namespace(ctx)
 		pod := hookPod("post-start")
 		// The hook takes 2 s, long enough that Running reported early would be seen early.
@@ -47,6 +49,7 @@ var _ = Describe("Container states", func() {
 	})
 
 	It("runs the preStop hook before the container is Terminated, and TERM after the hook", Label("CS-4", "TM-3", "CS-3"), func(ctx SpecContext) {
+		env.Require(facts.OneClock())
 		ns := env.Namespace(ctx)
 		pod := env.Hold(ns, hookPod("pre-stop"))
 		pod.Spec.Containers[0].Lifecycle.PreStop = execHook("main", "mark prestop-begin; sleep 1; mark prestop-done")

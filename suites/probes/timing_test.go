@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
 )
@@ -80,6 +81,7 @@ var _ = Describe("Probe timing", Label("PR-4"), func() {
 	})
 
 	It("needs successThreshold successes in a row before it reports ready", func(ctx SpecContext) {
+		env.Require(facts.OneClock())
 		const successThreshold = 3
 		ns := env.Namespace(ctx)
 		c := server("server")

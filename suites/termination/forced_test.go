@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
 )
@@ -17,6 +18,7 @@ import (
 var _ = Describe("Forced deletion", func() {
 	It("removes the pod from the API at once, so a pod of the same name can be created while the old containers still stop",
 		Label("TM-9"), func(ctx SpecContext) {
+			env.Require(facts.OneClock())
 			ns := env.Namespace(ctx)
 			// Both pods write their markers to one directory of the node, so the old
 			// pod's markers can be read after it left the API: through the new one.

@@ -29,6 +29,10 @@ type Env struct {
 	Facts   *facts.Facts
 	// Artifacts is the directory for this suite's per-spec artifacts.
 	Artifacts string
+	// LocalNodes: every node is a container of this machine's Docker (a kind
+	// cluster, the suite's own or one reached through KUBECONFIG), so NodeShell works
+	// and the nodes read the runner's clock.
+	LocalNodes bool
 }
 
 // Setup registers the suite's cluster lifecycle. kindConfig is relative to the
@@ -73,7 +77,8 @@ func Setup(name, kindConfig string) *Env {
 		}
 		// kind nodes are containers on this runner's kernel: the times containers
 		// write and the times this process sees come from one clock.
-		env.Facts.OneClock = env.Cluster.Provider == "kind"
+		env.LocalNodes = env.Cluster.Provider == "kind" || cluster.NodesAreLocalKindContainers(ctx, client)
+		env.Facts.OneClock = env.LocalNodes
 		if err := checkServerVersion(env.Facts.ServerVersion); err != nil {
 			Fail(err.Error())
 		}

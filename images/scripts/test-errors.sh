@@ -101,5 +101,22 @@ expect "missing prerequisite installed under CI" 0 $? "$out" "installing libsecc
 ) >"$out" 2>&1
 expect "debootstrap mirror from apt" 1 $? "$out" "mirror=http://mirror.example.internal/debian" "no source for Debian trixie"
 
+# 9. Another kubelet: the node image it selects, and the bad inputs it refuses.
+(
+  . scripts/kubelet.sh
+  KUBERNETES_VERSION=v1.37.2
+  printf 'kubelet' >"$CACHE_DIR/kubelet"
+  echo "stock=$(selected_node_image)"
+  echo "release=$(KUBELET_VERSION=v1.36.3 selected_node_image)"
+  echo "own=$(KUBELET=$CACHE_DIR/kubelet selected_node_image)"
+  KUBELET=$CACHE_DIR/no-such-kubelet selected_node_image
+  KUBELET_VERSION=1.36 selected_node_image
+  KUBELET=$CACHE_DIR/kubelet KUBELET_VERSION=v1.36.3 selected_node_image
+) >"$out" 2>&1
+expect "kubelet variants named, bad input refused" 1 $? "$out" "stock=podlifecycle/node:v1.37.2" \
+  "release=podlifecycle/node:v1.37.2-kubelet-v1.36.3" "own=podlifecycle/node:v1.37.2-kubelet-sha256-$(printf kubelet | sha256sum | cut -c1-12)" \
+  "error: KUBELET=$CACHE_DIR/no-such-kubelet: no such file" "error: KUBELET_VERSION=1.36: want a release such as v1.36.3" \
+  "error: set KUBELET (a binary) or KUBELET_VERSION (a release), not both"
+
 echo "$passed passed, $failures failed"
 [ "$failures" = 0 ]

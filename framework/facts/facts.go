@@ -22,6 +22,9 @@ type Facts struct {
 	// OneClock: the nodes and the runner read one clock (a kind cluster), so times
 	// containers write can be compared with times the runner sees.
 	OneClock bool
+	// NodeShell: specs can run commands in the nodes (kind nodes are containers of
+	// this machine's Docker).
+	NodeShell bool
 }
 
 // Node is what one node's kubelet reports about itself.

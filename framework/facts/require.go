@@ -98,6 +98,19 @@ func (oneClock) Check(f *Facts, _ cluster.Requested) (bool, string, bool) {
 	return false, "compares times the containers wrote with times this runner saw; only on a kind cluster made by the suite do both come from one clock", false
 }
 
+// NodeShell needs a shell in the nodes, for what only a node can do (restart its
+// kubelet, stop a pod sandbox): true of kind clusters on this machine.
+func NodeShell() Requirement { return nodeShell{} }
+
+type nodeShell struct{}
+
+func (nodeShell) Check(f *Facts, _ cluster.Requested) (bool, string, bool) {
+	if f.NodeShell {
+		return true, "", false
+	}
+	return false, "needs a shell on the node, which only a kind cluster on this machine gives (docker exec)", false
+}
+
 // SchedulableNodes needs at least n nodes that take ordinary pods.
 func SchedulableNodes(n int) Requirement { return schedulableNodes(n) }
 

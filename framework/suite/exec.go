@@ -7,8 +7,6 @@ import (
 	"os/exec"
 	"strings"
 
-	. "github.com/onsi/ginkgo/v2"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/remotecommand"
@@ -57,10 +55,11 @@ func (e *Env) Markers(ctx context.Context, ns, pod, container string, previous b
 
 // NodeShell runs a shell script inside a kind node (its container has the node's
 // name), for what only the node can do: restarting the kubelet, stopping a sandbox.
-// Specs that need it are skipped on a cluster whose nodes are not containers here.
+// A spec that needs it requires facts.NodeShell() up front, so that it is skipped
+// before it has made anything on a cluster whose nodes are not containers here.
 func (e *Env) NodeShell(ctx context.Context, node, script string) (string, error) {
 	if !e.LocalNodes {
-		Skip("needs a shell on the node, which only a kind cluster on this machine gives (docker exec)")
+		return "", fmt.Errorf("no shell on node %s: the spec must require facts.NodeShell()", node)
 	}
 	out, err := exec.CommandContext(ctx, "docker", "exec", node, "sh", "-c", script).CombinedOutput()
 	if err != nil {

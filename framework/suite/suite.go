@@ -78,7 +78,7 @@ func Setup(name, kindConfig string) *Env {
 		// kind nodes are containers on this runner's kernel: the times containers
 		// write and the times this process sees come from one clock.
 		env.LocalNodes = env.Cluster.Provider == "kind" || cluster.NodesAreLocalKindContainers(ctx, client)
-		env.Facts.OneClock = env.LocalNodes
+		env.Facts.OneClock, env.Facts.NodeShell = env.LocalNodes, env.LocalNodes
 		if err := checkServerVersion(env.Facts.ServerVersion); err != nil {
 			Fail(err.Error())
 		}

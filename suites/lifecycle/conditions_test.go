@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/podlifecycle/conformance/framework/examples"
+	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
 )
@@ -91,6 +92,7 @@ var _ = Describe("Pod conditions", func() {
 	})
 
 	It("turn PodReadyToStartContainers False again when the sandbox is destroyed, and True when it is recreated", Label("PC-4"), func(ctx SpecContext) {
+		env.Require(facts.NodeShell())
 		ns := env.Namespace(ctx)
 		tl := env.Run(ctx, ns, shellPod("sandbox", corev1.RestartPolicyAlways, "sleep 3600"))
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))

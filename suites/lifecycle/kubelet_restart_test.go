@@ -24,6 +24,7 @@ const resyncWindow = 20 * time.Second
 
 var _ = Describe("Kubelet restart", Serial, func() {
 	It("keeps containers running with the same IDs and restart counts, and ready unchanged", Label("KR-1", "KR-2"), func(ctx SpecContext) {
+		env.Require(facts.NodeShell())
 		tl, before, restartAt := restartKubeletUnder(ctx, env.NodeFor("defaults", map[string]bool{"ChangeContainerStatusOnKubeletRestart": false}))
 		Consistently(tl.Pod).WithContext(ctx).WithTimeout(resyncWindow).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
 
@@ -38,6 +39,7 @@ var _ = Describe("Kubelet restart", Serial, func() {
 	})
 
 	It("sets ready false after a kubelet restart with ChangeContainerStatusOnKubeletRestart on, keeping the container", Label("KR-3", "KR-1"), func(ctx SpecContext) {
+		env.Require(facts.NodeShell())
 		tl, before, restartAt := restartKubeletUnder(ctx, env.NodeFor("legacy-status", map[string]bool{"ChangeContainerStatusOnKubeletRestart": true}))
 		Eventually(func() bool {
 			for _, e := range tl.Entries() {

@@ -190,23 +190,7 @@ nodes:
 // are checked by that kubelet, not by the default image's API server, which would
 // refuse a gate that is locked in its own version.
 func TestGatesByImage(t *testing.T) {
-	cfg, err := LoadKindConfig(writeConfig(t, "mixed.yaml", `kind: Cluster
-apiVersion: kind.x-k8s.io/v1alpha4
-featureGates:
-  ContainerStopSignals: true
-nodes:
-- role: control-plane
-- role: worker
-  labels:
-    podlifecycle.io/profile: restart-all-off
-  kubeadmConfigPatches:
-  - |
-    kind: JoinConfiguration
-    nodeRegistration:
-      kubeletExtraArgs:
-      - name: feature-gates
-        value: RestartAllContainersOnContainerExits=false
-- role: worker
+	cfg, err := LoadKindConfig(writeConfig(t, "mixed.yaml", profiles+`- role: worker
   image: podlifecycle/node:v1.37.2-kubelet-v1.36.3
   labels:
     podlifecycle.io/profile: kubelet-v1.36.3
@@ -226,14 +210,14 @@ nodes:
 		t.Fatal(err)
 	}
 	shared, own := r.GatesByImage()
-	if want := "ContainerStopSignals=true RestartAllContainersOnContainerExits=false"; strings.Join(shared, " ") != want {
+	if want := "ContainerRestartRules=true ContainerStopSignals=true ReduceDefaultCrashLoopBackOffDecay=true RestartAllContainersOnContainerExits=false"; strings.Join(shared, " ") != want {
 		t.Errorf("shared gates = %v, want %s", shared, want)
 	}
 	if got := own["podlifecycle/node:v1.37.2-kubelet-v1.36.3"]; strings.Join(got, " ") != "InPlacePodVerticalScalingInitContainers=false" || len(own) != 1 {
 		t.Errorf("own-image gates = %v", own)
 	}
-	if len(r.AllGates()) != 3 {
-		t.Errorf("AllGates = %v, want all three", r.AllGates())
+	if len(r.AllGates()) != 5 {
+		t.Errorf("AllGates = %v, want all five", r.AllGates())
 	}
 }
 

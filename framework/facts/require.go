@@ -84,31 +84,33 @@ func (g kubeletGate) Check(f *Facts, asked cluster.Requested) (bool, string, boo
 
 // OneClock needs the nodes and the runner to read one clock, for specs that compare
 // a time a container wrote (a marker) with one the runner saw (a watch event, a
-// request it made): true of kind clusters, whose nodes are containers on the runner's
-// kernel; on another cluster the node clocks may be off by more than the spans those
-// specs resolve.
-func OneClock() Requirement { return oneClock{} }
-
-type oneClock struct{}
-
-func (oneClock) Check(f *Facts, _ cluster.Requested) (bool, string, bool) {
-	if f.OneClock {
-		return true, "", false
-	}
-	return false, "compares times the containers wrote with times this runner saw; only on a kind cluster made by the suite do both come from one clock", false
+// request it made): true of kind clusters on this machine, whose nodes are containers
+// on the runner's kernel; on another cluster the node clocks may be off by more than
+// the spans those specs resolve.
+func OneClock() Requirement {
+	return capability{func(f *Facts) bool { return f.OneClock },
+		"compares times the containers wrote with times this runner saw; only on a kind cluster on this machine do both come from one clock"}
 }
 
 // NodeShell needs a shell in the nodes, for what only a node can do (restart its
 // kubelet, stop a pod sandbox): true of kind clusters on this machine.
-func NodeShell() Requirement { return nodeShell{} }
+func NodeShell() Requirement {
+	return capability{func(f *Facts) bool { return f.NodeShell },
+		"needs a shell on the node, which only a kind cluster on this machine gives (docker exec)"}
+}
 
-type nodeShell struct{}
+// capability is a requirement on what the cluster as a whole allows; lacking it is
+// never a misconfiguration, only a cluster of another kind.
+type capability struct {
+	has     func(*Facts) bool
+	without string
+}
 
-func (nodeShell) Check(f *Facts, _ cluster.Requested) (bool, string, bool) {
-	if f.NodeShell {
+func (c capability) Check(f *Facts, _ cluster.Requested) (bool, string, bool) {
+	if c.has(f) {
 		return true, "", false
 	}
-	return false, "needs a shell on the node, which only a kind cluster on this machine gives (docker exec)", false
+	return false, c.without, false
 }
 
 // SchedulableNodes needs at least n nodes that take ordinary pods.

@@ -228,6 +228,11 @@ func requireMixed(feature string, set nodeSet) (lacking, declaring []string) {
 		return lacking, declaring
 	}
 	why := fmt.Sprintf("needs nodes that declare %s and nodes that do not; declaring: %v, lacking: %v", feature, declaring, lacking)
+	// A gate override (FEATURE_GATES, KUBELET_FEATURE_GATES) that turns the feature's
+	// gate off for every kubelet leaves no declaring node on purpose.
+	if on, asked := env.Cluster.Requested.KubeletGate(feature, ""); asked && !on && len(declaring) == 0 {
+		Skip(fmt.Sprintf("the run turned %s off for every kubelet; %s", feature, why))
+	}
 	if profile, ok := lackingProfile[feature]; ok && env.Cluster.Provider == "kind" {
 		Fail(fmt.Sprintf("misconfigured cluster: kind-configs/default.yaml should give this suite a worker without %s (profile %s); %s",
 			feature, profile, why))

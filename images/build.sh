@@ -114,7 +114,7 @@ for ref in "${KUBEADM_IMAGES[@]}"; do
   esac
   key=$(inputs_key "$base_key" "$bin" "$name" scripts/dockerimg.sh)
   eval "build_$name() { component_image \"\$1\" \"\$2\" '$bin' '$name'; }"
-  image_step "$name" "$ref" "$key" "build_$name" || exit 1
+  image_step "$name-${ref##*:}" "$ref" "$key" "build_$name" || exit 1
 done
 
 section "Test images (the docs' example pods, and the suite's own)"
@@ -186,7 +186,7 @@ node_key=$(inputs_key "$ROOTFS_NODE" "$preload_ids" scripts/node.sh $(find node 
   $(for c in kubernetes containerd runc crictl cni_plugins; do find "$(component_dir $c)" -type f; done | sort) \
   "$KIND_VERSION" "$KUBERNETES_VERSION")
 build_node() { build_node_image "$1" "$2" "${preload[@]}"; }
-image_step node "$NODE_IMAGE" "$node_key" build_node || exit 1
+image_step "node-$KUBERNETES_VERSION" "$NODE_IMAGE" "$node_key" build_node || exit 1
 
 # Node images with another kubelet: the one KUBELET or KUBELET_VERSION selects, and
 # those the kind configs name for single nodes.

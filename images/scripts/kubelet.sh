@@ -92,7 +92,7 @@ kubelet_variant_step() {
   local base_id; base_id=$(docker image inspect --format '{{.Id}}' "$(stock_node_image)") || return 1
   # $bin reaches build_kubelet_variant through bash's dynamic scope.
   build_kubelet_variant() { kubelet_node_image "$1" "$2" "$bin"; }
-  image_step "node-kubelet-$what" "$tag" "$(inputs_key "$base_id" "$bin" scripts/kubelet.sh)" build_kubelet_variant
+  image_step "node-${tag##*:}" "$tag" "$(inputs_key "$base_id" "$bin" scripts/kubelet.sh)" build_kubelet_variant
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -322,7 +322,7 @@ func ValidateGates(ctx context.Context, gates []string, nodeImage string) error 
 	}
 	out, err := dockerRunOutput(ctx, "--entrypoint", "kube-apiserver", apiserver, "--feature-gates="+strings.Join(gates, ","), "--version")
 	if err != nil {
-		return fmt.Errorf("feature gates rejected by Kubernetes %s: %s", strings.TrimSpace(version), firstLine(out))
+		return fmt.Errorf("feature gates rejected by Kubernetes %s: %s", strings.TrimSpace(version), failureLine(out))
 	}
 	return nil
 }
@@ -369,6 +369,17 @@ func ProbeHost(ctx context.Context, nodeImage string) (HostFacts, error) {
 func dockerRunOutput(ctx context.Context, args ...string) (string, error) {
 	out, err := exec.CommandContext(ctx, "docker", append([]string{"run", "--rm"}, args...)...).CombinedOutput()
 	return string(out), err
+}
+
+// failureLine picks the component's own error out of its output: the line that says
+// the command failed, not a warning printed before it (a deprecated gate's).
+func failureLine(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "command failed") || strings.Contains(l, "Error:") {
+			return strings.TrimSpace(l)
+		}
+	}
+	return firstLine(out)
 }
 
 func firstLine(s string) string {

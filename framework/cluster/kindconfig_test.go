@@ -274,3 +274,12 @@ func TestRebaseKubeletImages(t *testing.T) {
 		}
 	}
 }
+
+// The component's error, not the deprecation warning printed before it.
+func TestFailureLine(t *testing.T) {
+	out := `I1130 22:00:38.384016       1 feature_gate.go:362] "Warning: setting deprecated feature gate. It will be removed in a future release." featureGate="ChangeContainerStatusOnKubeletRestart"
+E1130 22:00:38.499269       1 run.go:72] "command failed" err="unrecognized feature gate: NoSuchGate"`
+	if got := failureLine(out); !strings.Contains(got, "unrecognized feature gate: NoSuchGate") {
+		t.Errorf("failureLine = %q", got)
+	}
+}

@@ -82,16 +82,12 @@ func Setup(name, kindConfig string) *Env {
 		if err := checkServerVersion(env.Facts.ServerVersion); err != nil {
 			Fail(err.Error())
 		}
-		root, _ := RepoRoot()
-		env.Artifacts = filepath.Join(root, "_artifacts", name)
+		env.Artifacts = filepath.Join(ArtifactsDir(), name)
 	})
 
 	ReportAfterSuite("statements and cluster release", func(ctx SpecContext, r Report) {
-		root, err := RepoRoot()
-		if err == nil {
-			if err := WriteStatementReport(filepath.Join(root, "_artifacts", name+"-statements.json"), r); err != nil {
-				fmt.Fprintf(os.Stderr, "writing statement report: %v\n", err)
-			}
+		if err := WriteStatementReport(filepath.Join(ArtifactsDir(), name+"-statements.json"), r); err != nil {
+			fmt.Fprintf(os.Stderr, "writing statement report: %v\n", err)
 		}
 		if provider == nil || acquired == nil {
 			if provider != nil {
@@ -167,6 +163,20 @@ func (e *Env) Require(reqs ...facts.Requirement) {
 	if v.Skip != "" {
 		Skip(v.Skip)
 	}
+}
+
+// ArtifactsDir is where a run's artifacts go: E2E_ARTIFACTS (the Makefile sets it
+// per Kubernetes version of K8S_VERSIONS, beside Ginkgo's own reports), or
+// _artifacts/ at the repository root.
+func ArtifactsDir() string {
+	if dir := os.Getenv("E2E_ARTIFACTS"); dir != "" {
+		if abs, err := filepath.Abs(dir); err == nil {
+			return abs
+		}
+		return dir
+	}
+	root, _ := RepoRoot()
+	return filepath.Join(root, "_artifacts")
 }
 
 // NodeFor is the node a spec's pod is pinned to when the spec needs the kubelet of

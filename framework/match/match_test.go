@@ -93,3 +93,26 @@ func TestConditionTypesInOrder(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// A pod in a terminal phase will not reach another: Eventually may stop at once.
+func TestHavePhaseSettlesOnTerminalPhase(t *testing.T) {
+	m := HavePhase(corev1.PodRunning).(*podMatcher)
+	for _, c := range []struct {
+		phase     corev1.PodPhase
+		mayChange bool
+	}{{corev1.PodPending, true}, {corev1.PodFailed, false}, {corev1.PodSucceeded, false}} {
+		p := &corev1.Pod{Status: corev1.PodStatus{Phase: c.phase}}
+		if ok, _ := m.Match(p); ok {
+			t.Fatalf("phase %s matched Running", c.phase)
+		}
+		if got := m.MatchMayChangeInTheFuture(p); got != c.mayChange {
+			t.Errorf("phase %s: MatchMayChangeInTheFuture = %t, want %t", c.phase, got, c.mayChange)
+		}
+	}
+	failed := HavePhase(corev1.PodFailed).(*podMatcher)
+	p := &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodSucceeded}}
+	failed.Match(p)
+	if failed.MatchMayChangeInTheFuture(p) {
+		t.Errorf("a Succeeded pod will never be Failed")
+	}
+}

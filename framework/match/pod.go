@@ -20,9 +20,22 @@ import (
 type podMatcher struct {
 	want  string
 	check func(p *corev1.Pod) (bool, string) // ok, and what was seen
-	seen  string
-	pod   *corev1.Pod
+	// settled, if set, tells a pod that can no longer come to match: Eventually
+	// stops waiting at once (Gomega's MatchMayChangeInTheFuture) instead of
+	// waiting out its bound.
+	settled func(p *corev1.Pod) bool
+	seen    string
+	pod     *corev1.Pod
 }
+
+// MatchMayChangeInTheFuture is Gomega's oracle: false once the pod seen last has
+// settled where it does not match.
+func (m *podMatcher) MatchMayChangeInTheFuture(any) bool {
+	return m.settled == nil || m.pod == nil || !m.settled(m.pod)
+}
+
+// terminal: the phases a pod never leaves (Succeeded, Failed: PL-6, PL-7).
+func terminal(p corev1.PodPhase) bool { return p == corev1.PodSucceeded || p == corev1.PodFailed }
 
 func (m *podMatcher) Match(actual any) (bool, error) {
 	p, err := toPod(actual)
@@ -78,6 +91,8 @@ func statusLine(p *corev1.Pod) string {
 func HavePhase(phase corev1.PodPhase) types.GomegaMatcher {
 	return &podMatcher{want: "phase " + string(phase), check: func(p *corev1.Pod) (bool, string) {
 		return p.Status.Phase == phase, "phase " + string(p.Status.Phase)
+	}, settled: func(p *corev1.Pod) bool {
+		return terminal(p.Status.Phase) && p.Status.Phase != phase
 	}}
 }
 

@@ -70,6 +70,44 @@ var _ = Describe("Pod conditions", func() {
 		AddReportEntry("first seen True", fmt.Sprintf("no init: %v; with init: %v", plain.ConditionsFirstTrue(), initTL.ConditionsFirstTrue()))
 	})
 
+	// PC-3's "after they all complete": checked on every status the watch saw, not
+	// on lastTransitionTime. A kubelet that set Initialized when the last init
+	// container started, or when the first one completed, shows a status with
+	// Initialized True and an init container not yet Terminated(Completed).
+	It("keep Initialized False, and the pod Pending, until the last init container has completed", Label("PC-3", "PL-1"), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		pod := shellPod("two-inits", corev1.RestartPolicyAlways, "sleep 3600")
+		pod.Spec.InitContainers = []corev1.Container{
+			{Name: "first", Image: "busybox:1.28", Command: []string{"sh", "-c", "sleep 2"}},
+			{Name: "last", Image: "busybox:1.28", Command: []string{"sh", "-c", "sleep 3"}},
+		}
+		tl := env.Run(ctx, ns, pod)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + 5*time.Second).Should(HaveCondition(corev1.PodInitialized, corev1.ConditionTrue, ""))
+
+		sawLastRunning := false
+		for _, e := range tl.Entries() {
+			if e.Pod == nil {
+				continue
+			}
+			var pending []string
+			for _, st := range e.Pod.Status.InitContainerStatuses {
+				if st.State.Running != nil && st.Name == "last" {
+					sawLastRunning = true
+				}
+				if st.State.Terminated == nil || st.State.Terminated.Reason != "Completed" {
+					pending = append(pending, st.Name)
+				}
+			}
+			if len(pending) == 0 && len(e.Pod.Status.InitContainerStatuses) == len(pod.Spec.InitContainers) {
+				continue
+			}
+			Expect(e.Pod).NotTo(HaveCondition(corev1.PodInitialized, corev1.ConditionTrue, ""),
+				"PC-3: Initialized True at %s while init containers %v had not completed:\n%s", e.Seen.Format("15:04:05.000"), pending, tl)
+			Expect(e.Pod).To(HavePhase(corev1.PodPending), "PL-1: the pod leaves Pending only after its init containers:\n%s", tl)
+		}
+		Expect(sawLastRunning).To(BeTrue(), "the watch saw the last init container Running (3 s), so the check above covered that window:\n%s", tl)
+	})
+
 	It("hold PodReadyToStartContainers False while a ConfigMap volume is missing, True once it exists", Label("PC-4"), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		pod := shellPod("needs-config", corev1.RestartPolicyAlways, "sleep 3600")

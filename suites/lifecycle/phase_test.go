@@ -2,15 +2,18 @@ package lifecycle
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/podlifecycle/conformance/framework/examples"
+	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
 )
@@ -161,20 +164,48 @@ var _ = Describe("Pod phase", func() {
 		Entry("exit 1 on TERM: Failed", 1, corev1.PodFailed),
 	)
 
-	It("is never moved: a replacement pod of the same name has a new UID", Label("PL-8"), func(ctx SpecContext) {
+	// PL-8: once bound, a pod stays on its node for its whole life. Checked three ways:
+	// the node it was seen on never changes while it lives; the API refuses to move it
+	// (a second binding, an update of spec.nodeName); and what replaces it after
+	// deletion is a new pod (a new UID), not the old one moved.
+	It("is never moved: bound to one node for its whole life, and a replacement of the same name is a new pod", Label("PL-8"), func(ctx SpecContext) {
+		env.Require(facts.SchedulableNodes(2))
 		ns := env.Namespace(ctx)
 		pod := examples.WebServer()
 		tl := env.Run(ctx, ns, pod)
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
-		first := tl.Pod().UID
+		bound := tl.Pod()
+		var other string
+		for _, n := range env.Facts.Nodes {
+			if n.Schedulable(env.Facts.Nodes) && n.Name != bound.Spec.NodeName {
+				other = n.Name
+				break
+			}
+		}
+
+		By("a second binding to another node is refused")
+		err := env.Client.CoreV1().Pods(ns).Bind(ctx, &corev1.Binding{
+			ObjectMeta: metav1.ObjectMeta{Name: pod.Name, UID: bound.UID},
+			Target:     corev1.ObjectReference{Kind: "Node", Name: other}}, metav1.CreateOptions{})
+		Expect(err).To(HaveOccurred(), "PL-8: the API server bound pod %s, already on %s, to %s", pod.Name, bound.Spec.NodeName, other)
+		Expect(apierrors.IsConflict(err)).To(BeTrue(), "PL-8: a second binding is a conflict, got: %v", err)
+
+		By("an update of spec.nodeName is refused")
+		moved := bound.DeepCopy()
+		moved.Spec.NodeName = other
+		_, err = env.Client.CoreV1().Pods(ns).Update(ctx, moved, metav1.UpdateOptions{})
+		Expect(err).To(HaveOccurred(), "PL-8: the API server let spec.nodeName change from %s to %s", bound.Spec.NodeName, other)
+		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "PL-8: spec.nodeName is immutable, got: %v", err)
+
 		deletePod(ctx, ns, pod.Name, ptr(int64(0)))
 		Eventually(func() bool { return containsKind(tl.Entries(), "deleted") }).WithContext(ctx).WithTimeout(terminationBound).Should(BeTrue())
+		Expect(nodesSeen(tl, bound.UID)).To(ConsistOf(bound.Spec.NodeName), "PL-8: the pod was seen on more than one node:\n%s", tl)
 
 		pod.Namespace = ns
-		_, err := env.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
+		_, err = env.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
-		Expect(tl.Pod().UID).NotTo(Equal(first))
+		Expect(tl.Pod().UID).NotTo(Equal(bound.UID), "PL-8: the replacement is a new pod")
 	})
 
 	It("stays unscheduled while it has scheduling gates, and is scheduled once they are removed", Label("PL-9"), func(ctx SpecContext) {
@@ -223,6 +254,17 @@ func expectTerminated(p *corev1.Pod, container string, exitCode int32) {
 	Expect(t.StartedAt.IsZero()).To(BeFalse(), "startedAt is set")
 	Expect(t.FinishedAt.IsZero()).To(BeFalse(), "finishedAt is set")
 	Expect(t.FinishedAt.Before(&t.StartedAt)).To(BeFalse(), "finishedAt %s is not before startedAt %s", t.FinishedAt, t.StartedAt)
+}
+
+// nodesSeen lists the distinct nodes the pod of uid was seen bound to.
+func nodesSeen(tl *observe.Timeline, uid types.UID) []string {
+	var nodes []string
+	for _, e := range tl.Entries() {
+		if e.Pod != nil && e.Pod.UID == uid && e.Pod.Spec.NodeName != "" && !slices.Contains(nodes, e.Pod.Spec.NodeName) {
+			nodes = append(nodes, e.Pod.Spec.NodeName)
+		}
+	}
+	return nodes
 }
 
 func containsKind(es []observe.Entry, kind string) bool {

@@ -81,7 +81,7 @@ define run_suites
 			if [ -z "$${KUBECONFIG:-}" ]; then KUBERNETES_VERSION=$$version bash images/build.sh || { status=1; continue; }; fi; \
 			export E2E_SERVER_VERSION=$$version NODE_IMAGE=$$(KUBERNETES_VERSION=$$version bash images/scripts/kubelet.sh); \
 		fi; \
-		E2E_ARTIFACTS=$$out $(GINKGO) $(GINKGO_FLAGS) --output-dir=$$out --json-report=$(1).json --junit-report=$(1)-junit.xml $(2) || status=1; \
+		E2E_ARTIFACTS=$(CURDIR)/$$out $(GINKGO) $(GINKGO_FLAGS) --output-dir=$$out --json-report=$(1).json --junit-report=$(1)-junit.xml $(2) || status=1; \
 	done; \
 	if [ $$status = 0 ]; then go run ./framework/cluster/cmd/delete-run-clusters; fi; \
 	exit $$status

@@ -166,17 +166,19 @@ func (e *Env) Require(reqs ...facts.Requirement) {
 }
 
 // ArtifactsDir is where a run's artifacts go: E2E_ARTIFACTS (the Makefile sets it
-// per Kubernetes version of K8S_VERSIONS, beside Ginkgo's own reports), or
-// _artifacts/ at the repository root.
+// per Kubernetes version of K8S_VERSIONS, beside Ginkgo's own reports; a relative
+// path is taken from the repository root), or _artifacts/ at the repository root.
 func ArtifactsDir() string {
-	if dir := os.Getenv("E2E_ARTIFACTS"); dir != "" {
-		if abs, err := filepath.Abs(dir); err == nil {
-			return abs
-		}
-		return dir
-	}
 	root, _ := RepoRoot()
-	return filepath.Join(root, "_artifacts")
+	dir := os.Getenv("E2E_ARTIFACTS")
+	switch {
+	case dir == "":
+		return filepath.Join(root, "_artifacts")
+	case filepath.IsAbs(dir):
+		return dir
+	default: // relative to the repository root, not to the suite's package, where Ginkgo runs it
+		return filepath.Join(root, dir)
+	}
 }
 
 // NodeFor is the node a spec's pod is pinned to when the spec needs the kubelet of

@@ -9,6 +9,20 @@ import (
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 )
 
+// requestedOf is what the kind config content asks for.
+func requestedOf(t *testing.T, name, content string) Requested {
+	t.Helper()
+	k, err := LoadKindConfig(writeConfig(t, name, content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := k.Requested()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func writeConfig(t *testing.T, name, content string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
@@ -190,7 +204,7 @@ nodes:
 // are checked by that kubelet, not by the default image's API server, which would
 // refuse a gate that is locked in its own version.
 func TestGatesByImage(t *testing.T) {
-	cfg, err := LoadKindConfig(writeConfig(t, "mixed.yaml", profiles+`- role: worker
+	r := requestedOf(t, "mixed.yaml", profiles+`- role: worker
   image: podlifecycle/node:v1.37.2-kubelet-v1.36.3
   labels:
     podlifecycle.io/profile: kubelet-v1.36.3
@@ -201,14 +215,7 @@ func TestGatesByImage(t *testing.T) {
       kubeletExtraArgs:
       - name: feature-gates
         value: InPlacePodVerticalScalingInitContainers=false
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := cfg.Requested()
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	shared, own := r.GatesByImage()
 	if want := "ContainerRestartRules=true ContainerStopSignals=true ReduceDefaultCrashLoopBackOffDecay=true RestartAllContainersOnContainerExits=false"; strings.Join(shared, " ") != want {
 		t.Errorf("shared gates = %v, want %s", shared, want)

@@ -57,8 +57,23 @@ var _ = Describe("Pod phase", func() {
 			// init containers: Initialized turns True before the sandbox exists. So the
 			// order asserted is PodScheduled ≤ Initialized ≤ PodReadyToStartContainers ≤
 			// ContainersReady ≤ Ready, on the API's whole-second lastTransitionTimes.
-			Expect(tl.Pod()).To(HaveConditionsTrueInOrder(corev1.PodScheduled, corev1.PodInitialized,
-				corev1.PodReadyToStartContainers, corev1.ContainersReady, corev1.PodReady))
+			order := []corev1.PodConditionType{corev1.PodScheduled, corev1.PodInitialized,
+				corev1.PodReadyToStartContainers, corev1.ContainersReady, corev1.PodReady}
+			Expect(tl.Pod()).To(HaveConditionsTrueInOrder(order...))
+			// With the image preloaded all five often turn True within one second, so the
+			// whole-second lastTransitionTimes tie and cannot show an inverted order. The
+			// watch can: each condition's first True status, in the order the API server
+			// stored them. Conditions that turn True in one status write share that
+			// status's time; no clock can order them further.
+			var prev time.Time
+			for i, c := range order {
+				seen := firstSeen(tl, HaveCondition(c, corev1.ConditionTrue, ""))
+				Expect(seen).NotTo(BeZero(), "PC-2: %s never seen True:\n%s", c, tl)
+				if i > 0 {
+					Expect(seen).NotTo(BeTemporally("<", prev), "PC-2: %s seen True before %s (watch order):\n%s", c, order[i-1], tl)
+				}
+				prev = seen
+			}
 			AddReportEntry("conditions first seen True (watch, ms)", tl.ConditionsFirstTrue())
 		})
 

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -47,22 +45,11 @@ func answers(ctx context.Context, c *Cluster) error {
 
 func (Existing) Release(context.Context, *Cluster, Outcome) error { return nil }
 
-// NodesAreLocalKindContainers reports whether every node of the cluster is a kind
-// node (providerID kind://docker/...) whose container this machine's Docker runs: a
-// kind cluster made by hand and reached through KUBECONFIG gives the same node shell
-// and the same clock as one the suite made.
-func NodesAreLocalKindContainers(ctx context.Context, client kubernetes.Interface) bool {
-	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-	if err != nil || len(nodes.Items) == 0 {
-		return false
-	}
-	for _, n := range nodes.Items {
-		if !strings.HasPrefix(n.Spec.ProviderID, "kind://docker/") {
-			return false
-		}
-		if exec.CommandContext(ctx, "docker", "inspect", "--type", "container", n.Name).Run() != nil {
-			return false
-		}
-	}
-	return true
+// IsLocalKindNode reports whether a node is a kind node (providerID
+// kind://docker/...) whose container this machine's Docker runs: a kind cluster made
+// by hand and reached through KUBECONFIG gives the same node shell and the same clock
+// as one the suite made.
+func IsLocalKindNode(ctx context.Context, name, providerID string) bool {
+	return strings.HasPrefix(providerID, "kind://docker/") &&
+		exec.CommandContext(ctx, "docker", "inspect", "--type", "container", name).Run() == nil
 }

@@ -19,17 +19,17 @@ type Facts struct {
 	ServerVersion  string
 	APIServerGates Gates
 	Nodes          []Node
-	// OneClock: the nodes and the runner read one clock (a kind cluster), so times
-	// containers write can be compared with times the runner sees.
-	OneClock bool
-	// NodeShell: specs can run commands in the nodes (kind nodes are containers of
-	// this machine's Docker).
-	NodeShell bool
+	// LocalNodes: every node is a container of this machine's Docker (a kind cluster,
+	// the suite's own or one reached through KUBECONFIG): specs can run commands in
+	// the nodes, and the nodes read the runner's clock. Set by the suite, which knows
+	// the provider.
+	LocalNodes bool
 }
 
 // Node is what one node's kubelet reports about itself.
 type Node struct {
 	Name             string
+	ProviderID       string // node.spec.providerID: kind://docker/<cluster>/<node> on kind
 	Labels           map[string]string
 	Taints           []corev1.Taint
 	KubeletVersion   string // node.status.nodeInfo.kubeletVersion
@@ -91,7 +91,7 @@ func Gather(ctx context.Context, client kubernetes.Interface) (*Facts, error) {
 	}
 	sort.Slice(nodes.Items, func(i, j int) bool { return nodes.Items[i].Name < nodes.Items[j].Name })
 	for _, n := range nodes.Items {
-		node := Node{Name: n.Name, Labels: n.Labels, Taints: n.Spec.Taints,
+		node := Node{Name: n.Name, ProviderID: n.Spec.ProviderID, Labels: n.Labels, Taints: n.Spec.Taints,
 			KubeletVersion: n.Status.NodeInfo.KubeletVersion, DeclaredFeatures: n.Status.DeclaredFeatures}
 		metrics, err := rest.Get().Resource("nodes").Name(n.Name).SubResource("proxy").Suffix("metrics").DoRaw(ctx)
 		if err != nil {

@@ -88,14 +88,14 @@ func (g kubeletGate) Check(f *Facts, asked cluster.Requested) (bool, string, boo
 // on the runner's kernel; on another cluster the node clocks may be off by more than
 // the spans those specs resolve.
 func OneClock() Requirement {
-	return capability{func(f *Facts) bool { return f.OneClock },
+	return capability{func(f *Facts) bool { return f.LocalNodes },
 		"compares times the containers wrote with times this runner saw; only on a kind cluster on this machine do both come from one clock"}
 }
 
 // NodeShell needs a shell in the nodes, for what only a node can do (restart its
 // kubelet, stop a pod sandbox): true of kind clusters on this machine.
 func NodeShell() Requirement {
-	return capability{func(f *Facts) bool { return f.NodeShell },
+	return capability{func(f *Facts) bool { return f.LocalNodes },
 		"needs a shell on the node, which only a kind cluster on this machine gives (docker exec)"}
 }
 

@@ -58,7 +58,7 @@ func (e *Env) Markers(ctx context.Context, ns, pod, container string, previous b
 // A spec that needs it requires facts.NodeShell() up front, so that it is skipped
 // before it has made anything on a cluster whose nodes are not containers here.
 func (e *Env) NodeShell(ctx context.Context, node, script string) (string, error) {
-	if !e.LocalNodes {
+	if !e.Facts.LocalNodes {
 		return "", fmt.Errorf("no shell on node %s: the spec must require facts.NodeShell()", node)
 	}
 	out, err := exec.CommandContext(ctx, "docker", "exec", node, "sh", "-c", script).CombinedOutput()

@@ -5,6 +5,7 @@
 package suite
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -29,10 +30,6 @@ type Env struct {
 	Facts   *facts.Facts
 	// Artifacts is the directory for this suite's per-spec artifacts.
 	Artifacts string
-	// LocalNodes: every node is a container of this machine's Docker (a kind
-	// cluster, the suite's own or one reached through KUBECONFIG), so NodeShell works
-	// and the nodes read the runner's clock.
-	LocalNodes bool
 }
 
 // Setup registers the suite's cluster lifecycle. kindConfig is relative to the
@@ -75,10 +72,7 @@ func Setup(name, kindConfig string) *Env {
 		if env.Facts, err = facts.Gather(ctx, client); err != nil {
 			Fail(fmt.Sprintf("reading the facts of cluster %s: %v", env.Cluster.Name, err))
 		}
-		// kind nodes are containers on this runner's kernel: the times containers
-		// write and the times this process sees come from one clock.
-		env.LocalNodes = env.Cluster.Provider == "kind" || cluster.NodesAreLocalKindContainers(ctx, client)
-		env.Facts.OneClock, env.Facts.NodeShell = env.LocalNodes, env.LocalNodes
+		env.Facts.LocalNodes = env.Cluster.Provider == "kind" || localKindNodes(ctx, env.Facts.Nodes)
 		if err := checkServerVersion(env.Facts.ServerVersion); err != nil {
 			Fail(err.Error())
 		}
@@ -163,6 +157,17 @@ func (e *Env) Require(reqs ...facts.Requirement) {
 	if v.Skip != "" {
 		Skip(v.Skip)
 	}
+}
+
+// localKindNodes: a cluster reached through KUBECONFIG whose every node is a kind
+// node running as a container of this machine's Docker.
+func localKindNodes(ctx context.Context, nodes []facts.Node) bool {
+	for _, n := range nodes {
+		if !cluster.IsLocalKindNode(ctx, n.Name, n.ProviderID) {
+			return false
+		}
+	}
+	return len(nodes) > 0
 }
 
 // ArtifactsDir is where a run's artifacts go: E2E_ARTIFACTS (the Makefile sets it

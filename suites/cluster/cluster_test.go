@@ -34,7 +34,7 @@ var _ = Describe("The cluster", Label("infra"), func() {
 			// v1.37.2 one, or another one put there on purpose (KUBELET, KUBELET_VERSION,
 			// a kind config's node image), whose version and digest the report names.
 			want, sum := suite.ExpectedServerVersion(), "(no node shell on this cluster)"
-			if env.LocalNodes {
+			if env.Facts.LocalNodes {
 				out, err := env.NodeShell(ctx, n.Name, "sha256sum /usr/bin/kubelet | cut -d' ' -f1; /usr/bin/kubelet --version")
 				Expect(err).NotTo(HaveOccurred())
 				fields := strings.Fields(out) // <sha256> Kubernetes <version>

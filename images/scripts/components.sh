@@ -22,12 +22,19 @@ component_dir() {
 }
 
 build_kubernetes() {
-  local dir="$CACHE_DIR/src/kubernetes-$KUBERNETES_VERSION" out=$(component_dir kubernetes)
+  build_kubernetes_cmds "$KUBERNETES_VERSION" "$CACHE_DIR/src/kubernetes-$KUBERNETES_VERSION" "$(component_dir kubernetes)" \
+    kubelet kubeadm kubectl kube-apiserver kube-controller-manager kube-scheduler kube-proxy
+}
+
+# build_kubernetes_cmds VERSION SRC_DIR OUT_DIR CMD...: the commands k8s.io/kubernetes/cmd/CMD
+# of release VERSION, through a wrapper module in SRC_DIR, into OUT_DIR.
+build_kubernetes_cmds() {
+  local version=$1 dir=$2 out=$3; shift 3
+  local pkgs=("${@/#/k8s.io/kubernetes/cmd/}")
   mkdir -p "$dir" "$out"
-  kubernetes_replaces "$KUBERNETES_VERSION" >"$dir/go.mod.extra" || return 1
-  local cmds=(kubelet kubeadm kubectl kube-apiserver kube-controller-manager kube-scheduler kube-proxy)
-  wrapper_module "$dir" "k8s.io/kubernetes@$KUBERNETES_VERSION" "${cmds[@]/#/k8s.io/kubernetes/cmd/}" || return 1
-  (cd "$dir" && "${GOBUILD[@]}" -ldflags "$(kubernetes_ldflags "$KUBERNETES_VERSION")" -o "$out/" "${cmds[@]/#/k8s.io/kubernetes/cmd/}")
+  kubernetes_replaces "$version" >"$dir/go.mod.extra" || return 1
+  wrapper_module "$dir" "k8s.io/kubernetes@$version" "${pkgs[@]}" || return 1
+  (cd "$dir" && "${GOBUILD[@]}" -ldflags "$(kubernetes_ldflags "$version")" -o "$out/" "${pkgs[@]}")
 }
 
 # etcd's own main package sits in a module with relative replaces, so build the

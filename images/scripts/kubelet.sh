@@ -47,11 +47,7 @@ kind_config_kubelet_images() {
 # $BIN_DIR/kubelet-VERSION/ (the release's own replaces of its staging modules).
 kubelet_release_dir() { echo "$BIN_DIR/kubelet-$1"; }
 build_kubelet_release() {
-  local version=$1 dir="$CACHE_DIR/src/kubelet-$1" out; out=$(kubelet_release_dir "$1")
-  mkdir -p "$dir" "$out"
-  kubernetes_replaces "$version" >"$dir/go.mod.extra" || return 1
-  wrapper_module "$dir" "k8s.io/kubernetes@$version" k8s.io/kubernetes/cmd/kubelet || return 1
-  (cd "$dir" && "${GOBUILD[@]}" -ldflags "$(kubernetes_ldflags "$version")" -o "$out/" k8s.io/kubernetes/cmd/kubelet)
+  build_kubernetes_cmds "$1" "$CACHE_DIR/src/kubelet-$1" "$(kubelet_release_dir "$1")" kubelet
 }
 
 # kubelet_node_image TAG KEY KUBELET_BINARY: the stock node image with that kubelet,
@@ -85,7 +81,7 @@ kubelet_variant_step() {
     "$KUBERNETES_VERSION") bin="$(component_dir kubernetes)/kubelet" ;;
     v*)
       bin="$(kubelet_release_dir "$what")/kubelet"
-      run_step "kubelet-$what" "$(inputs_key "$what" scripts/kubelet.sh scripts/gomodule.sh)" "[ -x '$bin' ]" -- \
+      run_step "kubelet-$what" "$(inputs_key "$what" scripts/kubelet.sh scripts/components.sh scripts/gomodule.sh)" "[ -x '$bin' ]" -- \
         build_kubelet_release "$what" || return 1 ;;
     *) echo "error: cannot tell which kubelet node image $tag wants" >&2; return 1 ;;
   esac

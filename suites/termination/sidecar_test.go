@@ -96,9 +96,17 @@ var _ = Describe("Sidecar termination", func() {
 			exp := timings("sidecars when the grace runs out")
 			min, max := killWindow(grace)
 			span(exp, log, "main-app TERM → SIGKILL (ms)", observe.SignalTo("main-app", "TERM"), observe.LastHeartbeatOf("main-app"), min, max)
+			// TM-12 says the remaining containers are stopped "at the same time" once the
+			// grace runs out: the main container's SIGKILL (the runtime's timeout) and the
+			// sidecars' TERM (the kubelet) come in one step, so neither need come first —
+			// a strict "main dead before sidecar TERM" failed here by 9 ms. Checked: the
+			// sidecars are held back for the whole grace (main TERM → sidecar TERM below),
+			// and main-app was last alive within that step's spread, one heartbeat and one
+			// marker latency either way.
+			together := sidecarTurnSlack + heartbeat + markLatency
 			for _, s := range sidecars {
-				Expect(log).To(MarkBefore(observe.LastHeartbeatOf("main-app"), observe.SignalTo(s, "TERM")),
-					"TM-12: the slow main container delays the sidecars until its end")
+				span(exp, log, fmt.Sprintf("main-app last alive → %s TERM (ms): at the same time", s),
+					observe.LastHeartbeatOf("main-app"), observe.SignalTo(s, "TERM"), -together, together)
 				// A sidecar waits for its turn at most as long as the pod's grace, timed from
 				// the moment the kubelet began stopping the pod, as the main container's TERM
 				// is; both signals are CRI calls, each marked up to markLatency late, and the

@@ -114,3 +114,53 @@ func TestSettingsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// Crash loops measured on this project's clusters pass the whole-loop rule; the same
+// loops from a kubelet that waited 2·b (each delay b longer) fail it, including the
+// max-2s profile, whose 2·b delays pass every per-delay bound.
+func TestLoopTellsBFromTwoB(t *testing.T) {
+	ms := func(v ...int64) []time.Duration {
+		out := make([]time.Duration, len(v))
+		for i, x := range v {
+			out[i] = time.Duration(x) * time.Millisecond
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name               string
+		expected, measured []time.Duration
+	}{
+		{"max-2s", ms(0, 2000, 2000, 2000, 2000), ms(1161, 3256, 2959, 2993, 3028)},
+		{"reduced decay", ms(0, 1000, 2000, 4000, 8000, 16000), ms(1276, 1997, 2842, 5005, 12046, 17066)},
+		{"both", ms(0, 1000, 2000, 4000, 8000), ms(1115, 2118, 3069, 5274, 10025)},
+		{"defaults, 2", ms(0, 10000), ms(951, 12087)},
+		{"defaults, 4", ms(0, 10000, 20000, 40000), ms(428, 12607, 25943, 42085)},
+	} {
+		sum, ok := Loop(c.expected, c.measured)
+		if !ok || !sum.Within() {
+			t.Errorf("%s: measured loop rejected: %v", c.name, sum)
+		}
+		doubled := make([]time.Duration, len(c.measured))
+		for i := range c.measured {
+			doubled[i] = c.measured[i] + c.expected[i]
+		}
+		if sum, _ := Loop(c.expected, doubled); sum.Within() {
+			t.Errorf("%s: a kubelet waiting 2·b passes: %v", c.name, sum)
+		}
+		// Per delay, 2·b passes where b ≤ 6 s: only the loop tells them apart.
+		if c.name == "max-2s" {
+			for i := 1; i < len(doubled); i++ {
+				if !Within(doubled[i], c.expected[i]) {
+					t.Errorf("max-2s: delay %d of 2·b (%v) no longer passes its own bound: the loop rule is then not what catches it", i, doubled[i])
+				}
+			}
+		}
+	}
+	if _, ok := Loop(ms(10000, 20000), ms(10500, 20500)); ok {
+		t.Error("a loop without its zero-delay first restart has no measured overhead")
+	}
+	sum, ok := Loop(ms(0, 10000, 20000, 0, 10000), ms(500, 10600, 20700, 400, 10550))
+	if !ok || sum.Documented != 40*time.Second || sum.Measured != 40*time.Second-1500*time.Millisecond+1850*time.Millisecond {
+		t.Errorf("a zero in the middle (a backoff reset) is not summed: %+v", sum)
+	}
+}

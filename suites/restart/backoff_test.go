@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/podlifecycle/conformance/framework/backoff"
+	"github.com/podlifecycle/conformance/framework/crashloop"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
 )
@@ -18,14 +19,14 @@ var _ = Describe("Crash-loop backoff", func() {
 	// (backoff.Settings.Documented): 10 s, 20 s, 40 s with the defaults; a gate
 	// override (FEATURE_GATES=ReduceDefaultCrashLoopBackOffDecay=true) changes them.
 	It("restarts at once after the first crash, then after 10 s, 20 s, 40 s (the kubelet's documented delays)", Label("RS-6", "RS-8"), func(ctx SpecContext) {
-		backoff.Check(ctx, env, env.NodeFor("defaults", nil), 4)
+		crashloop.Check(ctx, env, env.NodeFor("defaults", nil), 4)
 	})
 
 	It("keeps the delay to its pod: the same pod made again on the same node restarts at once, then after 10 s", Label("RS-6"), func(ctx SpecContext) {
 		node := env.NodeFor("defaults", nil)
 		settings := backoff.SettingsOf(node)
 		ns := env.Namespace(ctx)
-		looper := backoff.CrashLooper(node)
+		looper := crashloop.CrashLooper(node)
 		tl := env.Run(ctx, ns, looper)
 		// After three restarts (at once, 10 s, 20 s by default) the kubelet holds the
 		// next, doubled backoff (40 s) for crasher in this pod.
@@ -42,7 +43,7 @@ var _ = Describe("Crash-loop backoff", func() {
 
 		// The backoff is keyed by pod (name, namespace, UID) and container: the new pod's
 		// crasher starts from the first crash, not from 40 s.
-		backoff.CheckLoop(ctx, env, tl, backoff.NodeAndSettings(node)+", the same pod made again", settings.Expected(2), 0)
+		crashloop.CheckLoop(ctx, env, tl, crashloop.NodeAndSettings(node)+", the same pod made again", settings.Expected(2), 0)
 		after := tl.Pod()
 		Expect(after.Spec.NodeName).To(Equal(before.Spec.NodeName), "the pod made again must run on the same node")
 		Expect(after.UID).NotTo(Equal(before.UID))
@@ -57,12 +58,12 @@ var _ = Describe("Crash-loop backoff reset", func() {
 		// 600 s before the next exit (kubelet.go crashLoopBackOff.HasExpiredFunc). The
 		// crasher's 4th run lasts 610 s; every other run exits at once.
 		const longRun = 610 * time.Second
-		pod := backoff.CrashLooperRunning(node,
+		pod := crashloop.CrashLooperRunning(node,
 			"n=$(cat "+observe.MarkerDir+"/runs 2>/dev/null || echo 0); n=$((n+1)); echo $n > "+observe.MarkerDir+"/runs; "+
 				"mark start; if [ $n -eq 4 ]; then sleep "+fmt.Sprint(int(longRun.Seconds()))+"; fi; mark exit; exit 1")
 		tl := env.Run(ctx, ns, pod)
 		// Without the reset the 4th delay would be 40 s, far above its 4 s bound.
 		expected := []time.Duration{0, 10 * time.Second, 20 * time.Second, 0, 10 * time.Second}
-		backoff.CheckLoop(ctx, env, tl, backoff.NodeAndSettings(node)+", around a 610 s run", expected, longRun)
+		crashloop.CheckLoop(ctx, env, tl, crashloop.NodeAndSettings(node)+", around a 610 s run", expected, longRun)
 	})
 })

@@ -3,7 +3,7 @@ package profiles
 import (
 	. "github.com/onsi/ginkgo/v2"
 
-	"github.com/podlifecycle/conformance/framework/backoff"
+	"github.com/podlifecycle/conformance/framework/crashloop"
 	"github.com/podlifecycle/conformance/framework/facts"
 )
 
@@ -14,7 +14,7 @@ import (
 var _ = Describe("Crash-loop backoff", func() {
 	It("with ReduceDefaultCrashLoopBackOffDecay starts at 1 s and doubles", Label("RS-12", "ReduceDefaultCrashLoopBackOffDecay"), func(ctx SpecContext) {
 		node := env.NodeFor("reduced-decay", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": true})
-		backoff.Check(ctx, env, node, 6)
+		crashloop.Check(ctx, env, node, 6)
 	})
 
 	// The reduced-decay worker sets no maxContainerRestartPeriod and leaves
@@ -25,7 +25,7 @@ var _ = Describe("Crash-loop backoff", func() {
 	// on v1.37.2 this fails with delays that go on doubling past 60 s.
 	It("with ReduceDefaultCrashLoopBackOffDecay and no maxContainerRestartPeriod set is capped at 60 s", Label("RS-12", "RS-14", "ReduceDefaultCrashLoopBackOffDecay", "KubeletCrashLoopBackOffMax", "Slow"), func(ctx SpecContext) {
 		node := env.NodeFor("reduced-decay", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": true, "KubeletCrashLoopBackOffMax": true})
-		backoff.Check(ctx, env, node, 9) // …32 s, 60 s, 60 s
+		crashloop.Check(ctx, env, node, 9) // …32 s, 60 s, 60 s
 	})
 
 	// Where KubeletCrashLoopBackOffMax is off the kubelet keeps the reduced 60 s maximum
@@ -33,30 +33,30 @@ var _ = Describe("Crash-loop backoff", func() {
 	// the 60 s cap's absence on the reduced-decay worker to the other gate.
 	It("with ReduceDefaultCrashLoopBackOffDecay and KubeletCrashLoopBackOffMax off is capped at 60 s", Label("RS-12", "ReduceDefaultCrashLoopBackOffDecay", "KubeletCrashLoopBackOffMax", "Slow"), func(ctx SpecContext) {
 		node := env.NodeFor("reduced-decay-only", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": true, "KubeletCrashLoopBackOffMax": false})
-		backoff.Check(ctx, env, node, 9) // …32 s, 60 s, 60 s
+		crashloop.Check(ctx, env, node, 9) // …32 s, 60 s, 60 s
 	})
 
 	It("with maxContainerRestartPeriod 2s waits 2 s before every restart", Label("RS-13", "KubeletCrashLoopBackOffMax"), func(ctx SpecContext) {
 		env.Require(facts.KubeletMaxRestartPeriod("max-2s", "2s"))
 		node := env.NodeFor("max-2s", map[string]bool{"KubeletCrashLoopBackOffMax": true})
-		backoff.Check(ctx, env, node, 5) // 0, 2 s, 2 s, 2 s, 2 s
+		crashloop.Check(ctx, env, node, 5) // 0, 2 s, 2 s, 2 s, 2 s
 	})
 
 	It("with maxContainerRestartPeriod 100s starts at 10 s, doubles and is capped at 100 s", Label("RS-13", "KubeletCrashLoopBackOffMax", "Slow"), func(ctx SpecContext) {
 		env.Require(facts.KubeletMaxRestartPeriod("max-100s", "100s"))
 		node := env.NodeFor("max-100s", map[string]bool{"KubeletCrashLoopBackOffMax": true})
-		backoff.Check(ctx, env, node, 7) // 0, 10, 20, 40, 80, 100, 100
+		crashloop.Check(ctx, env, node, 7) // 0, 10, 20, 40, 80, 100, 100
 	})
 
 	It("with both, starts at 1 s and is capped by the node's 100 s, above the gate's 60 s", Label("RS-14", "ReduceDefaultCrashLoopBackOffDecay", "KubeletCrashLoopBackOffMax", "Slow"), func(ctx SpecContext) {
 		env.Require(facts.KubeletMaxRestartPeriod("both", "100s"))
 		node := env.NodeFor("both", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": true, "KubeletCrashLoopBackOffMax": true})
-		backoff.Check(ctx, env, node, 10) // 0, 1, 2, …, 64, 100, 100
+		crashloop.Check(ctx, env, node, 10) // 0, 1, 2, …, 64, 100, 100
 	})
 
 	It("with both, starts at 1 s and doubles", Label("RS-14", "ReduceDefaultCrashLoopBackOffDecay", "KubeletCrashLoopBackOffMax"), func(ctx SpecContext) {
 		env.Require(facts.KubeletMaxRestartPeriod("both", "100s"))
 		node := env.NodeFor("both", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": true, "KubeletCrashLoopBackOffMax": true})
-		backoff.Check(ctx, env, node, 5)
+		crashloop.Check(ctx, env, node, 5)
 	})
 })

@@ -1,4 +1,7 @@
-package backoff
+// Package crashloop drives crash loops on a cluster: a pod whose container exits at
+// once, run until the kubelet has restarted it enough times, its delays measured from
+// the container's own markers and checked against framework/backoff's model.
+package crashloop
 
 import (
 	"context"
@@ -11,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/podlifecycle/conformance/framework/backoff"
 	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
@@ -43,15 +47,6 @@ func CrashLooperRunning(node facts.Node, script string) *corev1.Pod {
 	return observe.WithMarkers(suite.PinTo(p, node))
 }
 
-// SettingsOf reads the backoff settings of node's kubelet from its facts.
-func SettingsOf(node facts.Node) Settings {
-	return Settings{
-		ReduceDefaultDecay: node.KubeletGates["ReduceDefaultCrashLoopBackOffDecay"],
-		MaxPeriodGate:      node.KubeletGates["KubeletCrashLoopBackOffMax"],
-		MaxPeriod:          node.MaxRestartPeriod(),
-	}
-}
-
 // Check runs a crash loop on node until n delays are measured and checks them
 // against the documented delays for that node's kubelet settings (Settings.Documented:
 // the expectation follows the gates and configuration in force, e.g. a
@@ -61,12 +56,12 @@ func Check(ctx context.Context, env *suite.Env, node facts.Node, n int) {
 	GinkgoHelper()
 	ns := env.Namespace(ctx)
 	tl := env.Run(ctx, ns, CrashLooper(node))
-	CheckLoop(ctx, env, tl, NodeAndSettings(node), SettingsOf(node).Expected(n), 0)
+	CheckLoop(ctx, env, tl, NodeAndSettings(node), backoff.SettingsOf(node).Expected(n), 0)
 }
 
 // NodeAndSettings names node and its kubelet's backoff settings for the report.
 func NodeAndSettings(node facts.Node) string {
-	return fmt.Sprintf("%s (%s)", node.Name, SettingsOf(node))
+	return fmt.Sprintf("%s (%s)", node.Name, backoff.SettingsOf(node))
 }
 
 // CheckLoop waits until the CrashLooper pod that tl watches has restarted its crasher
@@ -76,16 +71,16 @@ func NodeAndSettings(node facts.Node) string {
 // take together (0 when each exits at once).
 func CheckLoop(ctx context.Context, env *suite.Env, tl *observe.Timeline, what string, expected []time.Duration, runs time.Duration) {
 	GinkgoHelper()
-	Eventually(tl.Pod).WithContext(ctx).WithTimeout(suite.PodStartBound + Budget(expected) + runs).Should(
+	Eventually(tl.Pod).WithContext(ctx).WithTimeout(suite.PodStartBound + backoff.Budget(expected) + runs).Should(
 		HaveContainerRestarts("crasher", BeNumerically(">=", len(expected))))
 	ms, err := env.MarkerFile(ctx, tl.Namespace, tl.Name, "observer")
 	Expect(err).NotTo(HaveOccurred())
-	measured := Delays(ms, "crasher")
+	measured := backoff.Delays(ms, "crasher")
 	Expect(len(measured)).To(BeNumerically(">=", len(expected)), "markers: %v", ms)
 	measured = measured[:len(expected)]
 
 	experiment := gmeasure.NewExperiment("restart delays on " + what)
-	table := Table(expected, measured)
+	table := backoff.Table(expected, measured)
 	for i, want := range expected {
 		experiment.RecordDuration(fmt.Sprintf("delay %d (expected %s)", i+1, want), measured[i])
 	}
@@ -93,9 +88,15 @@ func CheckLoop(ctx context.Context, env *suite.Env, tl *observe.Timeline, what s
 	AddReportEntry("restart delays (ms) on "+what, table)
 	AddReportEntry("drift: restart delays carry the pod worker's requeue jitter (up to +50%)", table.String())
 	for i, want := range expected {
-		lo, hi := Bounds(want)
+		lo, hi := backoff.Bounds(want)
 		Expect(measured[i]).To(BeNumerically(">=", lo), "delay %d too short: %v\n%s", i+1, table, tl)
 		Expect(measured[i]).To(BeNumerically("<=", hi), "delay %d too long: %v\n%s", i+1, table, tl)
+	}
+	// The whole loop tells the documented delays from doubled ones, which a single
+	// short delay cannot (backoff.Loop).
+	if sum, ok := backoff.Loop(expected, measured); ok {
+		AddReportEntry("restart delays, whole loop, on "+what, sum.String())
+		Expect(sum.Within()).To(BeTrue(), "the loop's delays are nearer twice the documented ones than the documented ones: %v\n%v\n%s", sum, table, tl)
 	}
 	checkCrashLoopBackOffSeen(tl)
 }

@@ -1,9 +1,13 @@
 package examples
 
 import (
+	"strings"
 	"testing"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 )
 
 func TestExamplesDecodeAsTheDocsShowThem(t *testing.T) {
@@ -42,5 +46,43 @@ func TestExamplesDecodeAsTheDocsShowThem(t *testing.T) {
 	}
 	if WebServer() == ws {
 		t.Error("each call must return a fresh pod that a spec may change")
+	}
+}
+
+// Every manifest file decodes strictly into the type its kind names, and is reachable
+// by its metadata.name: a copied example with a field the API does not know fails here.
+func TestEveryManifestDecodesStrictly(t *testing.T) {
+	entries, err := manifests.ReadDir("manifests")
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("no embedded manifests: %v", err)
+	}
+	for _, e := range entries {
+		name := strings.TrimSuffix(e.Name(), ".yaml")
+		var meta metav1.PartialObjectMetadata
+		if err := yaml.Unmarshal(Manifest(name), &meta); err != nil {
+			t.Fatalf("%s: %v", e.Name(), err)
+		}
+		if meta.Name != name {
+			t.Errorf("%s: metadata.name is %q; the file must be named after it", e.Name(), meta.Name)
+		}
+		var into any
+		switch meta.Kind {
+		case "Pod":
+			into = &corev1.Pod{}
+		case "Job":
+			into = &batchv1.Job{}
+		default:
+			t.Fatalf("%s: kind %s has no typed check here", e.Name(), meta.Kind)
+		}
+		if err := yaml.UnmarshalStrict(Manifest(name), into); err != nil {
+			t.Errorf("%s: %v", e.Name(), err)
+		}
+	}
+}
+
+func TestStrictDecodingRejectsAnUnknownField(t *testing.T) {
+	typo := strings.Replace(string(Manifest("web-server")), "restartPolicy:", "restartPolcy:", 1)
+	if err := yaml.UnmarshalStrict([]byte(typo), &corev1.Pod{}); err == nil {
+		t.Error("a misspelt field decoded without error")
 	}
 }

@@ -100,8 +100,7 @@ var _ = Describe("The cluster", Label("infra"), func() {
 				Ports:    []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(80)}},
 			},
 		}
-		_, err := env.Client.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{})
-		Expect(err).NotTo(HaveOccurred())
+		Expect(env.Create(ctx, ns, svc)).To(Succeed())
 		// The EndpointSlice controller and kube-proxy program the Service within
 		// seconds; 30 s bounds it on a loaded 2-core machine.
 		Eventually(func() (string, error) {
@@ -115,8 +114,8 @@ var _ = Describe("The cluster", Label("infra"), func() {
 	})
 
 	It("reports each worker's kubelet gates as its kind config set them", func() {
-		off := env.Facts.NodesWithLabel(cluster.ProfileLabel, "restart-all-off")
-		on := env.Facts.NodesWithLabel(cluster.ProfileLabel, "defaults")
+		off := env.Facts.NodesWithLabel(facts.ProfileLabel, "restart-all-off")
+		on := env.Facts.NodesWithLabel(facts.ProfileLabel, "defaults")
 		if len(off) == 0 || len(on) == 0 {
 			Skip("needs the workers labelled restart-all-off and defaults of kind-configs/default.yaml")
 		}

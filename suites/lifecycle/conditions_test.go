@@ -120,9 +120,8 @@ var _ = Describe("Pod conditions", func() {
 		Consistently(tl.Pod).WithContext(ctx).WithTimeout(10 * time.Second).Should(And(
 			HaveCondition(corev1.PodReadyToStartContainers, corev1.ConditionFalse, ""), HavePhase(corev1.PodPending)))
 
-		_, err := env.Client.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{Name: "settings"}, Data: map[string]string{"mode": "test"}}, metav1.CreateOptions{})
-		Expect(err).NotTo(HaveOccurred())
+		Expect(env.Create(ctx, ns, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: "settings"}, Data: map[string]string{"mode": "test"}})).To(Succeed())
 		// The kubelet's mount retry backoff is capped at 2m2s (volume manager); the wait
 		// is that cap plus the pod start.
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(122*time.Second + podStartBound).Should(And(
@@ -159,11 +158,11 @@ var _ = Describe("Pod conditions", func() {
 				ProbeHandler:  corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"cat", "/tmp/ready"}}},
 				PeriodSeconds: 1, FailureThreshold: 1,
 			}
-			svc, err := env.Client.CoreV1().Services(ns).Create(ctx, &corev1.Service{
+			svc := &corev1.Service{
 				ObjectMeta: metav1.ObjectMeta{Name: "probed"},
 				Spec:       corev1.ServiceSpec{Selector: pod.Labels, Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(80)}}},
-			}, metav1.CreateOptions{})
-			Expect(err).NotTo(HaveOccurred())
+			}
+			Expect(env.Create(ctx, ns, svc)).To(Succeed())
 			tl := env.Run(ctx, ns, pod)
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
 			// readinessBound: probe period 1 s, failure/success threshold 1, plus the status
@@ -173,7 +172,7 @@ var _ = Describe("Pod conditions", func() {
 			Consistently(tl.Pod).WithContext(ctx).WithTimeout(3 * time.Second).Should(notReady)
 			Eventually(endpointReady(ns, svc.Name)).WithContext(ctx).WithTimeout(readinessBound).Should(Equal("ready=false"))
 
-			_, err = env.Exec(ctx, ns, pod.Name, "main", "touch", "/tmp/ready")
+			_, err := env.Exec(ctx, ns, pod.Name, "main", "touch", "/tmp/ready")
 			Expect(err).NotTo(HaveOccurred())
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(readinessBound).Should(And(
 				HaveCondition(corev1.ContainersReady, corev1.ConditionTrue, ""), HaveCondition(corev1.PodReady, corev1.ConditionTrue, "")))

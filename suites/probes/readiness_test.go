@@ -26,8 +26,7 @@ func service(ctx SpecContext, ns, name, pod string) *observe.Endpoints {
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": name}, Ports: []corev1.ServicePort{{Port: 8080, TargetPort: intstr.FromInt32(8080)}}},
 	}
-	_, err := env.Client.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{})
-	Expect(err).NotTo(HaveOccurred())
+	Expect(env.Create(ctx, ns, svc)).To(Succeed())
 	ep, err := observe.RecordEndpoints(ctx, env.Client, ns, name, pod)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(ep.Stop)

@@ -28,15 +28,18 @@ var _ = Describe("The docs' restart examples", func() {
 
 	It("Job data-processor (OnFailure, exit 0) completes without a restart", Label("RS-3"), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
-		job, err := env.Client.BatchV1().Jobs(ns).Create(ctx, examples.DataProcessor(), metav1.CreateOptions{})
+		// Created as the docs do (kubectl create -f), from the docs' manifest.
+		created, err := env.CreateManifest(ctx, ns, examples.Manifest("data-processor"))
 		Expect(err).NotTo(HaveOccurred())
+		Expect(created).To(HaveLen(1))
+		job := created[0]
 		Eventually(func(ctx SpecContext) []batchv1.JobCondition {
-			j, err := env.Client.BatchV1().Jobs(ns).Get(ctx, job.Name, metav1.GetOptions{})
+			j, err := env.Client.BatchV1().Jobs(ns).Get(ctx, job.GetName(), metav1.GetOptions{})
 			Expect(err).NotTo(HaveOccurred())
 			return j.Status.Conditions
 		}).WithContext(ctx).WithTimeout(podStartBound).Should(ContainElement(And(
 			HaveField("Type", batchv1.JobComplete), HaveField("Status", corev1.ConditionTrue))))
-		pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "batch.kubernetes.io/job-name=" + job.Name})
+		pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "batch.kubernetes.io/job-name=" + job.GetName()})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(pods.Items).To(HaveLen(1), "one pod: no retry was needed")
 		Expect(&pods.Items[0]).To(And(HavePhase(corev1.PodSucceeded), HaveContainerRestarts("processor", 0)))

@@ -22,8 +22,7 @@ var _ = Describe("Terminating endpoints", func() {
 				ObjectMeta: metav1.ObjectMeta{Name: "draining"},
 				Spec:       corev1.ServiceSpec{Selector: labels, Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(80)}}},
 			}
-			_, err := env.Client.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{})
-			Expect(err).NotTo(HaveOccurred())
+			Expect(env.Create(ctx, ns, svc)).To(Succeed())
 			ep, err := observe.RecordEndpoints(ctx, env.Client, ns, svc.Name, "server")
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(ep.Stop)

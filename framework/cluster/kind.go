@@ -184,7 +184,7 @@ func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
 	}
 
 	cfg.Name = name
-	shared, own := requested.GatesByImage()
+	shared, own := gatesByImage(requested)
 	if err := ValidateGates(ctx, shared, k.opts.NodeImage); err != nil {
 		return nil, fmt.Errorf("kind config %s: %w", k.config.Path, err)
 	}

@@ -14,6 +14,8 @@ import (
 
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	"sigs.k8s.io/yaml"
+
+	"github.com/podlifecycle/conformance/framework/facts"
 )
 
 // KindConfig is one of the project's kind cluster configs.
@@ -124,8 +126,8 @@ func (k *KindConfig) ClusterName(salt ...string) string {
 // ClusterConfiguration's apiServer extraArgs "feature-gates"); and kubelet gates of
 // each labelled node (JoinConfiguration/InitConfiguration kubeletExtraArgs
 // "feature-gates", or a KubeletConfiguration patch's featureGates).
-func (k *KindConfig) Requested() (Requested, error) {
-	r := Requested{ClusterGates: map[string]bool{}, KubeletGates: map[string]map[string]bool{},
+func (k *KindConfig) Requested() (facts.Requested, error) {
+	r := facts.Requested{ClusterGates: map[string]bool{}, KubeletGates: map[string]map[string]bool{},
 		AllKubeletGates: map[string]bool{}, APIServerGates: map[string]bool{}, ProfileImages: map[string]string{}}
 	for g, on := range k.Config.FeatureGates {
 		r.ClusterGates[g] = on
@@ -148,9 +150,9 @@ func (k *KindConfig) Requested() (Requested, error) {
 		if len(gates) == 0 && n.Image == "" {
 			continue
 		}
-		profile := n.Labels[ProfileLabel]
+		profile := n.Labels[facts.ProfileLabel]
 		if profile == "" {
-			return r, fmt.Errorf("%s: node %d sets kubelet feature gates or a node image of its own but has no %s label, so no spec could be pinned to it", k.Path, i, ProfileLabel)
+			return r, fmt.Errorf("%s: node %d sets kubelet feature gates or a node image of its own but has no %s label, so no spec could be pinned to it", k.Path, i, facts.ProfileLabel)
 		}
 		if len(gates) > 0 {
 			r.KubeletGates[profile] = gates
@@ -162,21 +164,12 @@ func (k *KindConfig) Requested() (Requested, error) {
 	return r, nil
 }
 
-// AllGates lists every gate named anywhere in the config, sorted, with its value as
-// "Name=true"; a gate set both ways appears twice.
-func (r Requested) AllGates() []string {
-	shared, own := r.GatesByImage()
-	for _, gates := range own {
-		shared = append(shared, gates...)
-	}
-	return sortedUnique(shared)
-}
-
-// GatesByImage splits the gates by whose Kubernetes must accept them: own holds the
-// kubelet gates of each profile whose node names an image of its own (its kubelet
-// may be of another version), keyed by that image; shared holds all the others,
-// which the default node image's Kubernetes checks.
-func (r Requested) GatesByImage() (shared []string, own map[string][]string) {
+// gatesByImage splits the gates r asks for by whose Kubernetes must accept them, for
+// the check before any node boots: own holds the kubelet gates of each profile whose
+// node names an image of its own (its kubelet may be of another version), keyed by
+// that image; shared holds all the others, which the default node image's Kubernetes
+// checks.
+func gatesByImage(r facts.Requested) (shared []string, own map[string][]string) {
 	own = map[string][]string{}
 	list := func(gates map[string]bool) (out []string) {
 		for g, on := range gates {

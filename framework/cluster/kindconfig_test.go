@@ -7,10 +7,12 @@ import (
 	"testing"
 
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
+
+	"github.com/podlifecycle/conformance/framework/facts"
 )
 
 // requestedOf is what the kind config content asks for.
-func requestedOf(t *testing.T, name, content string) Requested {
+func requestedOf(t *testing.T, name, content string) facts.Requested {
 	t.Helper()
 	k, err := LoadKindConfig(writeConfig(t, name, content))
 	if err != nil {
@@ -21,6 +23,16 @@ func requestedOf(t *testing.T, name, content string) Requested {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// allGates lists every gate r asks for, sorted, as "Name=true"; a gate set both ways
+// appears twice.
+func allGates(r facts.Requested) []string {
+	shared, own := gatesByImage(r)
+	for _, gates := range own {
+		shared = append(shared, gates...)
+	}
+	return sortedUnique(shared)
 }
 
 func writeConfig(t *testing.T, name, content string) string {
@@ -98,8 +110,8 @@ func TestRequested(t *testing.T) {
 		t.Errorf("KubeletConfiguration gates: %v", r.KubeletGates)
 	}
 	want := "ContainerRestartRules=true,ContainerStopSignals=true,ReduceDefaultCrashLoopBackOffDecay=true,RestartAllContainersOnContainerExits=false"
-	if got := strings.Join(r.AllGates(), ","); got != want {
-		t.Errorf("AllGates = %s, want %s", got, want)
+	if got := strings.Join(allGates(r), ","); got != want {
+		t.Errorf("gates = %s, want %s", got, want)
 	}
 }
 
@@ -109,8 +121,8 @@ func TestRequestedNeedsAProfileLabel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := k.Requested(); err == nil || !strings.Contains(err.Error(), ProfileLabel) {
-		t.Fatalf("want an error naming %s, got %v", ProfileLabel, err)
+	if _, err := k.Requested(); err == nil || !strings.Contains(err.Error(), facts.ProfileLabel) {
+		t.Fatalf("want an error naming %s, got %v", facts.ProfileLabel, err)
 	}
 }
 
@@ -182,21 +194,21 @@ nodes:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if on, asked := r.KubeletGate("KubeletCrashLoopBackOffMax", ""); !asked || on {
+	if on, asked := r.AllKubeletGates["KubeletCrashLoopBackOffMax"]; !asked || on {
 		t.Errorf("every kubelet: got %t, asked %t", on, asked)
 	}
-	if on, asked := r.KubeletGate("KubeletCrashLoopBackOffMax", "max-on"); !asked || !on {
-		t.Errorf("the profile's own setting wins: got %t, asked %t", on, asked)
+	if on, asked := r.KubeletGates["max-on"]["KubeletCrashLoopBackOffMax"]; !asked || !on {
+		t.Errorf("the profile's node: got %t, asked %t", on, asked)
 	}
-	if on, asked := r.APIServerGate("ContainerStopSignals"); !asked || !on {
+	if on, asked := r.APIServerGates["ContainerStopSignals"]; !asked || !on {
 		t.Errorf("apiServer extraArgs: got %t, asked %t", on, asked)
 	}
-	if _, asked := r.KubeletGate("ContainerStopSignals", ""); asked {
-		t.Error("an API server gate is not asked of kubelets")
+	if len(r.ClusterGates) != 0 {
+		t.Errorf("no cluster-wide featureGates in the config, got %v", r.ClusterGates)
 	}
 	want := "ContainerStopSignals=true,KubeletCrashLoopBackOffMax=false,KubeletCrashLoopBackOffMax=true"
-	if got := strings.Join(r.AllGates(), ","); got != want {
-		t.Errorf("AllGates = %s, want %s", got, want)
+	if got := strings.Join(allGates(r), ","); got != want {
+		t.Errorf("gates = %s, want %s", got, want)
 	}
 }
 
@@ -216,15 +228,15 @@ func TestGatesByImage(t *testing.T) {
       - name: feature-gates
         value: InPlacePodVerticalScalingInitContainers=false
 `)
-	shared, own := r.GatesByImage()
+	shared, own := gatesByImage(r)
 	if want := "ContainerRestartRules=true ContainerStopSignals=true ReduceDefaultCrashLoopBackOffDecay=true RestartAllContainersOnContainerExits=false"; strings.Join(shared, " ") != want {
 		t.Errorf("shared gates = %v, want %s", shared, want)
 	}
 	if got := own["podlifecycle/node:v1.37.2-kubelet-v1.36.3"]; strings.Join(got, " ") != "InPlacePodVerticalScalingInitContainers=false" || len(own) != 1 {
 		t.Errorf("own-image gates = %v", own)
 	}
-	if len(r.AllGates()) != 5 {
-		t.Errorf("AllGates = %v, want all five", r.AllGates())
+	if len(allGates(r)) != 5 {
+		t.Errorf("gates = %v, want all five", allGates(r))
 	}
 }
 

@@ -10,8 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-
-	"github.com/podlifecycle/conformance/framework/cluster"
 )
 
 // Facts is what one cluster has, read once per suite run.
@@ -125,14 +123,14 @@ func (f *Facts) NodesWithLabel(key, value string) []Node {
 
 // Candidates are the nodes a spec that wants the kubelet of profile may run on, and
 // how to name them in a message. Where a kind config made nodes of that profile on
-// purpose (they carry cluster.ProfileLabel=profile), only those; on a cluster where no
+// purpose (they carry ProfileLabel=profile), only those; on a cluster where no
 // node carries it (made without the project's configs, or a user's), every
 // schedulable node, and the spec picks one whose gates and /configz fit. Profile ""
 // means any schedulable node.
 func (f *Facts) Candidates(profile string) ([]Node, string) {
 	if profile != "" {
-		if labelled := f.NodesWithLabel(cluster.ProfileLabel, profile); len(labelled) > 0 {
-			return labelled, fmt.Sprintf("nodes labelled %s=%s", cluster.ProfileLabel, profile)
+		if labelled := f.NodesWithLabel(ProfileLabel, profile); len(labelled) > 0 {
+			return labelled, fmt.Sprintf("nodes labelled %s=%s", ProfileLabel, profile)
 		}
 	}
 	var out []Node

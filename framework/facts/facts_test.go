@@ -3,8 +3,6 @@ package facts
 import (
 	"strings"
 	"testing"
-
-	"github.com/podlifecycle/conformance/framework/cluster"
 )
 
 const kubeletMetrics = `# HELP kubernetes_feature_enabled [BETA] This metric records the data about the stage and enablement of a k8s feature.
@@ -61,15 +59,15 @@ func TestEvaluate(t *testing.T) {
 		APIServerGates: Gates{"ContainerStopSignals": false},
 		Nodes: []Node{
 			{Name: "cp", Labels: map[string]string{"node-role.kubernetes.io/control-plane": ""}, KubeletGates: Gates{"X": false}},
-			{Name: "w1", Labels: map[string]string{cluster.ProfileLabel: "x-on"}, KubeletGates: Gates{"X": true}},
-			{Name: "w2", Labels: map[string]string{cluster.ProfileLabel: "x-off"}, KubeletGates: Gates{"X": false}},
+			{Name: "w1", Labels: map[string]string{ProfileLabel: "x-on"}, KubeletGates: Gates{"X": true}},
+			{Name: "w2", Labels: map[string]string{ProfileLabel: "x-off"}, KubeletGates: Gates{"X": false}},
 		},
 	}
-	none := cluster.Requested{}
-	askedOn := cluster.Requested{KubeletGates: map[string]map[string]bool{"x-off": {"X": true}}}
+	none := Requested{}
+	askedOn := Requested{KubeletGates: map[string]map[string]bool{"x-off": {"X": true}}}
 	cases := []struct {
 		name      string
-		asked     cluster.Requested
+		asked     Requested
 		req       Requirement
 		skip, bad bool
 	}{
@@ -79,8 +77,8 @@ func TestEvaluate(t *testing.T) {
 		{"gate asked for but missing: fail", askedOn, KubeletGate("X", true, "x-off"), false, true},
 		{"apiserver gate off: skip", none, APIServerGate("ContainerStopSignals", true), true, false},
 		{"unknown apiserver gate: skip", none, APIServerGate("Nope", true), true, false},
-		{"kubelet gate asked of every kubelet but missing: fail", cluster.Requested{AllKubeletGates: map[string]bool{"X": true}}, KubeletGate("X", true, "x-off"), false, true},
-		{"apiserver gate asked in extraArgs but missing: fail", cluster.Requested{APIServerGates: map[string]bool{"ContainerStopSignals": true}}, APIServerGate("ContainerStopSignals", true), false, true},
+		{"kubelet gate asked of every kubelet but missing: fail", Requested{AllKubeletGates: map[string]bool{"X": true}}, KubeletGate("X", true, "x-off"), false, true},
+		{"apiserver gate asked in extraArgs but missing: fail", Requested{APIServerGates: map[string]bool{"ContainerStopSignals": true}}, APIServerGate("ContainerStopSignals", true), false, true},
 		{"two schedulable workers", none, SchedulableNodes(2), false, false},
 		{"three schedulable: skip", none, SchedulableNodes(3), true, false},
 	}

@@ -1,7 +1,9 @@
 // Package facts reads what a cluster really has on — the server version, each
 // component's feature gates as its kubernetes_feature_enabled metric reports them,
 // kubelet configuration from /configz, and node declared features — and lets a spec
-// state what it needs.
+// state what it needs. What the cluster's configuration asked for (Requested) is
+// stated here too, because it decides whether a missing feature skips a spec or
+// fails it; package cluster fills it in from a kind config.
 package facts
 
 import (

@@ -5,15 +5,13 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/podlifecycle/conformance/framework/cluster"
 )
 
 // Requirement is one thing a spec needs from the cluster.
 type Requirement interface {
 	// Check says whether f meets it; if not, why, and whether the cluster's own
 	// configuration asked for it (then its absence is a misconfiguration).
-	Check(f *Facts, asked cluster.Requested) (ok bool, why string, misconfigured bool)
+	Check(f *Facts, asked Requested) (ok bool, why string, misconfigured bool)
 }
 
 // Verdict is the outcome of Evaluate.
@@ -22,7 +20,7 @@ type Verdict struct {
 }
 
 // Evaluate checks every requirement; the first unmet one decides the verdict.
-func Evaluate(f *Facts, asked cluster.Requested, reqs ...Requirement) Verdict {
+func Evaluate(f *Facts, asked Requested, reqs ...Requirement) Verdict {
 	for _, r := range reqs {
 		ok, why, misconfigured := r.Check(f, asked)
 		switch {
@@ -44,7 +42,7 @@ type apiServerGate struct {
 	on   bool
 }
 
-func (g apiServerGate) Check(f *Facts, asked cluster.Requested) (bool, string, bool) {
+func (g apiServerGate) Check(f *Facts, asked Requested) (bool, string, bool) {
 	have, known := f.APIServerGates[g.name]
 	if known && have == g.on {
 		return true, "", false
@@ -66,7 +64,7 @@ type kubeletGate struct {
 	profile string
 }
 
-func (g kubeletGate) Check(f *Facts, asked cluster.Requested) (bool, string, bool) {
+func (g kubeletGate) Check(f *Facts, asked Requested) (bool, string, bool) {
 	nodes, where := f.Candidates(g.profile)
 	var seen []string
 	for _, n := range nodes {
@@ -106,7 +104,7 @@ type capability struct {
 	without string
 }
 
-func (c capability) Check(f *Facts, _ cluster.Requested) (bool, string, bool) {
+func (c capability) Check(f *Facts, _ Requested) (bool, string, bool) {
 	if c.has(f) {
 		return true, "", false
 	}
@@ -118,7 +116,7 @@ func SchedulableNodes(n int) Requirement { return schedulableNodes(n) }
 
 type schedulableNodes int
 
-func (s schedulableNodes) Check(f *Facts, _ cluster.Requested) (bool, string, bool) {
+func (s schedulableNodes) Check(f *Facts, _ Requested) (bool, string, bool) {
 	count := 0
 	for _, n := range f.Nodes {
 		if n.Schedulable(f.Nodes) {
@@ -152,13 +150,13 @@ func KubeletMaxRestartPeriod(profile, want string) Requirement {
 
 type maxRestartPeriod struct{ profile, want string }
 
-func (m maxRestartPeriod) Check(f *Facts, _ cluster.Requested) (bool, string, bool) {
+func (m maxRestartPeriod) Check(f *Facts, _ Requested) (bool, string, bool) {
 	want, err := time.ParseDuration(m.want)
 	if err != nil {
 		return false, fmt.Sprintf("bad duration %q in the spec: %v", m.want, err), true
 	}
 	nodes, where := f.Candidates(m.profile)
-	labelled := len(f.NodesWithLabel(cluster.ProfileLabel, m.profile)) > 0
+	labelled := len(f.NodesWithLabel(ProfileLabel, m.profile)) > 0
 	var seen []string
 	for _, n := range nodes {
 		got := n.KubeletConfig.CrashLoopBackOff.MaxContainerRestartPeriod

@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ndffeatures "k8s.io/component-helpers/nodedeclaredfeatures/features"
 
-	"github.com/podlifecycle/conformance/framework/cluster"
 	"github.com/podlifecycle/conformance/framework/examples"
 	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
@@ -204,7 +203,7 @@ func nodesBy(feature string, set nodeSet) (lacking, declaring []string) {
 		switch {
 		case slices.Contains(n.DeclaredFeatures, feature):
 			declaring = append(declaring, n.Name)
-		case n.Labels[cluster.ProfileLabel] == lackingProfile[feature]:
+		case n.Labels[facts.ProfileLabel] == lackingProfile[feature]:
 			// The node the kind config made to lack feature comes first: it lacks
 			// nothing else (an older kubelet lacks more than one feature).
 			lacking = append([]string{n.Name}, lacking...)

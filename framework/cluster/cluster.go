@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/podlifecycle/conformance/framework/cluster/internal/host"
 	"github.com/podlifecycle/conformance/framework/facts"
 )
 
@@ -64,6 +65,23 @@ func (c *Cluster) Client() (kubernetes.Interface, error) {
 		return nil, err
 	}
 	return kubernetes.NewForConfig(cfg)
+}
+
+// LocalNodes reports whether every node of c is a container of this machine's
+// Docker, which gives specs a shell in the nodes and one clock with the runner: true
+// of a kind cluster the suite made, and of one made by hand and reached through
+// KUBECONFIG (its nodes' providerIDs are kind://docker/... and Docker here runs
+// them). nodes are c's nodes as facts.Gather listed them, so none is listed again.
+func (c *Cluster) LocalNodes(ctx context.Context, nodes []facts.Node) bool {
+	if c.Provider == "kind" {
+		return true
+	}
+	for _, n := range nodes {
+		if !host.RunsKindNode(ctx, n.Name, n.ProviderID) {
+			return false
+		}
+	}
+	return len(nodes) > 0
 }
 
 // FromEnvironment picks the provider: an existing cluster when KUBECONFIG is set

@@ -3,8 +3,6 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"os/exec"
-	"strings"
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
@@ -44,12 +42,3 @@ func answers(ctx context.Context, c *Cluster) error {
 }
 
 func (Existing) Release(context.Context, *Cluster, Outcome) error { return nil }
-
-// IsLocalKindNode reports whether a node is a kind node (providerID
-// kind://docker/...) whose container this machine's Docker runs: a kind cluster made
-// by hand and reached through KUBECONFIG gives the same node shell and the same clock
-// as one the suite made.
-func IsLocalKindNode(ctx context.Context, name, providerID string) bool {
-	return strings.HasPrefix(providerID, "kind://docker/") &&
-		exec.CommandContext(ctx, "docker", "inspect", "--type", "container", name).Run() == nil
-}

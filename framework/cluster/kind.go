@@ -1,14 +1,12 @@
 package cluster
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +15,8 @@ import (
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
 	kindlog "sigs.k8s.io/kind/pkg/log"
+
+	"github.com/podlifecycle/conformance/framework/cluster/internal/host"
 )
 
 // KindOptions tune the kind provider.
@@ -77,11 +77,11 @@ func NewKind(configPath string, o KindOptions) (*Kind, error) {
 	if err != nil {
 		return nil, err
 	}
-	all, err := ParseGateList(o.FeatureGates)
+	all, err := parseGateList(o.FeatureGates)
 	if err != nil {
 		return nil, fmt.Errorf("FEATURE_GATES=%q: %w", o.FeatureGates, err)
 	}
-	kubelet, err := ParseGateList(o.KubeletFeatureGates)
+	kubelet, err := parseGateList(o.KubeletFeatureGates)
 	if err != nil {
 		return nil, fmt.Errorf("KUBELET_FEATURE_GATES=%q: %w", o.KubeletFeatureGates, err)
 	}
@@ -90,8 +90,8 @@ func NewKind(configPath string, o KindOptions) (*Kind, error) {
 	if _, err := cfg.Requested(); err != nil {
 		return nil, err
 	}
-	if out, err := exec.Command("docker", "info", "--format", "{{.ServerVersion}}").CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("kind needs a Docker daemon and none answers (docker info: %v: %s); start dockerd, or run `make images`, which starts one under CI", err, bytes.TrimSpace(out))
+	if err := host.CheckDocker(); err != nil {
+		return nil, err
 	}
 	return &Kind{config: cfg, opts: o, provider: kindcluster.NewProvider(kindcluster.ProviderWithDocker(), kindcluster.ProviderWithLogger(kindlog.NoopLogger{}))}, nil
 }
@@ -107,7 +107,7 @@ func (k *Kind) withNodeImages() (v1alpha4.Cluster, []string, error) {
 		if n.Image == "" {
 			n.Image = k.opts.NodeImage
 		}
-		id, err := imageID(n.Image)
+		id, err := host.ImageID(n.Image)
 		if err != nil {
 			return cfg, nil, err
 		}
@@ -185,19 +185,19 @@ func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
 
 	cfg.Name = name
 	shared, own := gatesByImage(requested)
-	if err := ValidateGates(ctx, shared, k.opts.NodeImage); err != nil {
+	if err := host.ValidateGates(ctx, shared, k.opts.NodeImage); err != nil {
 		return nil, fmt.Errorf("kind config %s: %w", k.config.Path, err)
 	}
 	for image, gates := range own {
-		if err := ValidateKubeletGates(ctx, gates, image); err != nil {
+		if err := host.ValidateKubeletGates(ctx, gates, image); err != nil {
 			return nil, fmt.Errorf("kind config %s: %w", k.config.Path, err)
 		}
 	}
-	host, err := ProbeHost(ctx, k.opts.NodeImage)
+	constraints, err := host.Probe(ctx, k.opts.NodeImage)
 	if err != nil {
 		return nil, err
 	}
-	for _, note := range AdaptToHost(&cfg, host) {
+	for _, note := range host.Adapt(&cfg, constraints) {
 		fmt.Fprintf(os.Stderr, "kind config adapted to this host: %s\n", note)
 	}
 
@@ -219,7 +219,7 @@ func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
 	if err := waitForSystem(ctx, c, len(cfg.Nodes)); err != nil {
 		return nil, err
 	}
-	dirtyKB, took, err := flushWriteback(ctx, name+"-control-plane")
+	dirtyKB, took, err := host.FlushWriteback(ctx, name+"-control-plane")
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +274,7 @@ func readRunMarker(stateDir, name string) string {
 }
 
 // DeleteRunClusters deletes every kind cluster that run runID created; make e2e calls
-// it (through cmd/e2e-run) once all suites have passed.
+// it (through cmd/delete-run-clusters) once all suites have passed.
 func DeleteRunClusters(o KindOptions, runID string) error {
 	p := kindcluster.NewProvider(kindcluster.ProviderWithDocker(), kindcluster.ProviderWithLogger(kindlog.NoopLogger{}))
 	names, err := p.List()
@@ -293,99 +293,4 @@ func DeleteRunClusters(o KindOptions, runID string) error {
 		}
 	}
 	return nil
-}
-
-func imageID(image string) (string, error) {
-	out, err := exec.Command("docker", "image", "inspect", "--format", "{{.Id}}", image).Output()
-	if err != nil {
-		return "", fmt.Errorf("node image %s is not in Docker; build it with `make images` (no registry is used)", image)
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
-// ValidateGates asks the node image's own Kubernetes whether it knows the gates and
-// may set them, before any node boots: the kube-apiserver image of the same version
-// parses --feature-gates exactly as every component does, and rejects unknown gates
-// and locked ones set to their non-default value.
-func ValidateGates(ctx context.Context, gates []string, nodeImage string) error {
-	if len(gates) == 0 {
-		return nil
-	}
-	version, err := dockerRunOutput(ctx, "--entrypoint", "cat", nodeImage, "/kind/version")
-	if err != nil {
-		return fmt.Errorf("reading /kind/version of node image %s: %w", nodeImage, err)
-	}
-	apiserver := "registry.k8s.io/kube-apiserver:" + strings.TrimSpace(version)
-	if _, err := imageID(apiserver); err != nil {
-		fmt.Fprintf(os.Stderr, "warning: %s is not in Docker; feature gates %v are checked only when the cluster boots\n", apiserver, gates)
-		return nil
-	}
-	out, err := dockerRunOutput(ctx, "--entrypoint", "kube-apiserver", apiserver, "--feature-gates="+strings.Join(gates, ","), "--version")
-	if err != nil {
-		return fmt.Errorf("feature gates rejected by Kubernetes %s: %s", strings.TrimSpace(version), failureLine(out))
-	}
-	return nil
-}
-
-// ValidateKubeletGates asks the kubelet of a node image whether it knows the gates
-// and may set them: the kubelet applies --feature-gates before it validates its other
-// flags, so with a node label it must refuse, it stops at the first of the two checks
-// that fails, without starting. Used for nodes whose kubelet is of another version
-// than the node image's API server.
-func ValidateKubeletGates(ctx context.Context, gates []string, nodeImage string) error {
-	if len(gates) == 0 {
-		return nil
-	}
-	if _, err := imageID(nodeImage); err != nil {
-		return err
-	}
-	out, _ := dockerRunOutput(ctx, "--entrypoint", "/usr/bin/kubelet", nodeImage,
-		"--feature-gates="+strings.Join(gates, ","), "--node-labels=kubernetes.io/podlifecycle-gate-check=refused")
-	switch {
-	case strings.Contains(out, "failed to set feature gates"):
-		_, why, _ := strings.Cut(out, "failed to set feature gates")
-		return fmt.Errorf("kubelet feature gates %v rejected by the kubelet of node image %s: failed to set feature gates%s", gates, nodeImage, strings.TrimSuffix(firstLine(why), `"`))
-	case strings.Contains(out, "podlifecycle-gate-check"):
-		return nil // the gates were taken; the label check refused, as meant
-	default:
-		return fmt.Errorf("checking kubelet feature gates %v with the kubelet of node image %s: unexpected answer: %s", gates, nodeImage, firstLine(out))
-	}
-}
-
-// ProbeHost finds out what the Docker host imposes on nodes, by asking Docker and by
-// trying, in a throw-away privileged node container, what containerd would do.
-func ProbeHost(ctx context.Context, nodeImage string) (HostFacts, error) {
-	var h HostFacts
-	out, err := exec.CommandContext(ctx, "docker", "info", "--format", "{{.CgroupVersion}}").Output()
-	if err != nil {
-		return h, fmt.Errorf("docker info: %w", err)
-	}
-	h.CgroupV1 = strings.TrimSpace(string(out)) == "1"
-	_, err = dockerRunOutput(ctx, "--privileged", "--entrypoint", "sh", nodeImage, "-c", "echo -999 > /proc/self/oom_score_adj")
-	h.CannotLowerOOMScoreAdj = err != nil
-	return h, nil
-}
-
-func dockerRunOutput(ctx context.Context, args ...string) (string, error) {
-	out, err := exec.CommandContext(ctx, "docker", append([]string{"run", "--rm"}, args...)...).CombinedOutput()
-	return string(out), err
-}
-
-// failureLine picks the component's own error out of its output: the line that says
-// the command failed, not a warning printed before it (a deprecated gate's).
-func failureLine(out string) string {
-	for _, l := range strings.Split(out, "\n") {
-		if strings.Contains(l, "command failed") || strings.Contains(l, "Error:") {
-			return strings.TrimSpace(l)
-		}
-	}
-	return firstLine(out)
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

@@ -228,7 +228,7 @@ func gatesOfArgs(args []extraArg, into map[string]bool) error {
 		if a.Name != "feature-gates" {
 			continue
 		}
-		gates, err := ParseGateList(a.Value)
+		gates, err := parseGateList(a.Value)
 		if err != nil {
 			return err
 		}
@@ -257,8 +257,8 @@ func apiServerGatesOfPatch(patch string, into map[string]bool) error {
 	return gatesOfArgs(doc.APIServer.ExtraArgs, into)
 }
 
-// ParseGateList parses the --feature-gates syntax "A=true,B=false".
-func ParseGateList(s string) (map[string]bool, error) {
+// parseGateList parses the --feature-gates syntax "A=true,B=false".
+func parseGateList(s string) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, kv := range strings.Split(s, ",") {
 		kv = strings.TrimSpace(kv)
@@ -272,30 +272,4 @@ func ParseGateList(s string) (map[string]bool, error) {
 		out[strings.TrimSpace(name)] = val == "true"
 	}
 	return out, nil
-}
-
-// HostFacts are what the Docker host imposes on every kind node.
-type HostFacts struct {
-	// CgroupV1: kubelet v1.37 refuses cgroup v1 unless failCgroupV1 is false.
-	CgroupV1 bool
-	// CannotLowerOOMScoreAdj: containerd must then keep pods' oom_score_adj at or
-	// above its own (restrict_oom_score_adj), or every sandbox fails to start.
-	CannotLowerOOMScoreAdj bool
-}
-
-// AdaptToHost adds the patches this host needs to cfg and returns what it added, to
-// be printed; on an ordinary host it adds nothing.
-func AdaptToHost(cfg *v1alpha4.Cluster, h HostFacts) []string {
-	var notes []string
-	if h.CgroupV1 {
-		cfg.KubeadmConfigPatches = append(cfg.KubeadmConfigPatches,
-			"kind: KubeletConfiguration\nfailCgroupV1: false\n")
-		notes = append(notes, "host uses cgroup v1: KubeletConfiguration failCgroupV1: false")
-	}
-	if h.CannotLowerOOMScoreAdj {
-		cfg.ContainerdConfigPatches = append(cfg.ContainerdConfigPatches,
-			"[plugins.\"io.containerd.grpc.v1.cri\"]\n  restrict_oom_score_adj = true\n")
-		notes = append(notes, "host cannot lower oom_score_adj: containerd restrict_oom_score_adj = true")
-	}
-	return notes
 }

@@ -134,25 +134,12 @@ func TestLoadKindConfigRejectsTypos(t *testing.T) {
 }
 
 func TestParseGateList(t *testing.T) {
-	g, err := ParseGateList("A=true, B=false,")
+	g, err := parseGateList("A=true, B=false,")
 	if err != nil || len(g) != 2 || !g["A"] || g["B"] {
 		t.Fatalf("got %v, %v", g, err)
 	}
-	if _, err := ParseGateList("A=yes"); err == nil {
+	if _, err := parseGateList("A=yes"); err == nil {
 		t.Fatal("want an error for A=yes")
-	}
-}
-
-func TestAdaptToHost(t *testing.T) {
-	k, _ := LoadKindConfig(writeConfig(t, "p.yaml", profiles))
-	cfg := k.Config
-	if notes := AdaptToHost(&cfg, HostFacts{}); len(notes) != 0 || len(cfg.KubeadmConfigPatches) != 0 {
-		t.Fatalf("an ordinary host needs nothing, got %v", notes)
-	}
-	notes := AdaptToHost(&cfg, HostFacts{CgroupV1: true, CannotLowerOOMScoreAdj: true})
-	if len(notes) != 2 || !strings.Contains(cfg.KubeadmConfigPatches[0], "failCgroupV1: false") ||
-		!strings.Contains(cfg.ContainerdConfigPatches[0], "restrict_oom_score_adj = true") {
-		t.Fatalf("notes %v, patches %v %v", notes, cfg.KubeadmConfigPatches, cfg.ContainerdConfigPatches)
 	}
 }
 
@@ -291,14 +278,5 @@ func TestRebaseKubeletImages(t *testing.T) {
 		if cfg.Config.Nodes[1].Image != "" {
 			t.Errorf("a node naming no image must keep the default")
 		}
-	}
-}
-
-// The component's error, not the deprecation warning printed before it.
-func TestFailureLine(t *testing.T) {
-	out := `I1130 22:00:38.384016       1 feature_gate.go:362] "Warning: setting deprecated feature gate. It will be removed in a future release." featureGate="ChangeContainerStatusOnKubeletRestart"
-E1130 22:00:38.499269       1 run.go:72] "command failed" err="unrecognized feature gate: NoSuchGate"`
-	if got := failureLine(out); !strings.Contains(got, "unrecognized feature gate: NoSuchGate") {
-		t.Errorf("failureLine = %q", got)
 	}
 }

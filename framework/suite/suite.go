@@ -5,7 +5,6 @@
 package suite
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -72,7 +71,7 @@ func Setup(name, kindConfig string) *Env {
 		if env.Facts, err = facts.Gather(ctx, client); err != nil {
 			Fail(fmt.Sprintf("reading the facts of cluster %s: %v", env.Cluster.Name, err))
 		}
-		env.Facts.LocalNodes = env.Cluster.Provider == "kind" || localKindNodes(ctx, env.Facts.Nodes)
+		env.Facts.LocalNodes = env.Cluster.LocalNodes(ctx, env.Facts.Nodes)
 		if err := checkServerVersion(env.Facts.ServerVersion); err != nil {
 			Fail(err.Error())
 		}
@@ -157,17 +156,6 @@ func (e *Env) Require(reqs ...facts.Requirement) {
 	if v.Skip != "" {
 		Skip(v.Skip)
 	}
-}
-
-// localKindNodes: a cluster reached through KUBECONFIG whose every node is a kind
-// node running as a container of this machine's Docker.
-func localKindNodes(ctx context.Context, nodes []facts.Node) bool {
-	for _, n := range nodes {
-		if !cluster.IsLocalKindNode(ctx, n.Name, n.ProviderID) {
-			return false
-		}
-	}
-	return len(nodes) > 0
 }
 
 // ArtifactsDir is where a run's artifacts go: E2E_ARTIFACTS (the Makefile sets it

@@ -1,4 +1,4 @@
-package cluster
+package host
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// flushWriteback writes back the page cache that creating the cluster left dirty, by a
+// FlushWriteback writes back the page cache that creating the cluster left dirty, by a
 // sync(2) inside node (sync is not confined to a mount namespace: it flushes every
 // filesystem of the Docker host's kernel).
 //
@@ -19,7 +19,7 @@ import (
 // (exit event → "shim disconnected" once Dirty had drained to zero), so a spec's first
 // restart came 4–4.8 s after the exit instead of 0.5–1 s. Flushing once, before any
 // spec runs, puts that cost where it belongs: in the cluster's creation time.
-func flushWriteback(ctx context.Context, node string) (dirtyKB int, took time.Duration, err error) {
+func FlushWriteback(ctx context.Context, node string) (dirtyKB int, took time.Duration, err error) {
 	start := time.Now()
 	out, err := exec.CommandContext(ctx, "docker", "exec", node, "sh", "-c", "grep '^Dirty:' /proc/meminfo; sync").CombinedOutput()
 	if err != nil {
@@ -27,4 +27,13 @@ func flushWriteback(ctx context.Context, node string) (dirtyKB int, took time.Du
 	}
 	fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(string(out), "Dirty:")), "%d", &dirtyKB)
 	return dirtyKB, time.Since(start), nil
+}
+
+// RunsKindNode reports whether a node is a kind node (providerID
+// kind://docker/...) whose container this machine's Docker runs: a kind cluster made
+// by hand and reached through KUBECONFIG gives the same node shell and the same clock
+// as one the suite made.
+func RunsKindNode(ctx context.Context, name, providerID string) bool {
+	return strings.HasPrefix(providerID, "kind://docker/") &&
+		exec.CommandContext(ctx, "docker", "inspect", "--type", "container", name).Run() == nil
 }

@@ -24,7 +24,8 @@ import (
 const podStartBound = suite.PodStartBound
 
 var _ = Describe("The cluster", Label("infra"), func() {
-	It("has every node Ready, running the expected kubelet version", func(ctx SpecContext) {
+	// No waits: a list of the nodes, and a node shell and a docker inspect per node.
+	It("has every node Ready, running the expected kubelet version", suite.Timeout(), func(ctx SpecContext) {
 		nodes, err := env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(nodes.Items).NotTo(BeEmpty())
@@ -56,7 +57,7 @@ var _ = Describe("The cluster", Label("infra"), func() {
 		AddReportEntry("kubelet per node", "| node | kubelet version | kubelet sha256 |\n|---|---|---|\n"+strings.Join(table, "\n"))
 	})
 
-	It("runs CoreDNS Ready", func(ctx SpecContext) {
+	It("runs CoreDNS Ready", suite.Timeout(podStartBound), func(ctx SpecContext) {
 		Eventually(func(g Gomega) {
 			pods, err := env.Client.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{LabelSelector: "k8s-app=kube-dns"})
 			g.Expect(err).NotTo(HaveOccurred())
@@ -67,7 +68,9 @@ var _ = Describe("The cluster", Label("infra"), func() {
 		}).WithContext(ctx).WithTimeout(podStartBound).Should(Succeed())
 	})
 
-	It("connects pods across nodes by IP and by Service name, with logs and exec working", func(ctx SpecContext) {
+	// Four pods, a server and a client on each of two nodes, each waited for in turn;
+	// then the Service.
+	It("connects pods across nodes by IP and by Service name, with logs and exec working", suite.Timeout(4*podStartBound, 30*time.Second), func(ctx SpecContext) {
 		env.Require(facts.SchedulableNodes(2))
 		workers := schedulableNodes()
 		ns := env.Namespace(ctx)
@@ -113,7 +116,7 @@ var _ = Describe("The cluster", Label("infra"), func() {
 		Expect(logs).To(ContainSubstring("client on " + workers[0]))
 	})
 
-	It("reports each worker's kubelet gates as its kind config set them", func() {
+	It("reports each worker's kubelet gates as its kind config set them", suite.Timeout(), func(ctx SpecContext) {
 		off := env.Facts.NodesWithLabel(facts.ProfileLabel, "restart-all-off")
 		on := env.Facts.NodesWithLabel(facts.ProfileLabel, "defaults")
 		if len(off) == 0 || len(on) == 0 {
@@ -183,7 +186,9 @@ func values(m map[string]*observe.Timeline) []*observe.Timeline {
 }
 
 var _ = Describe("A kind config", Label("infra"), func() {
-	It("that sets an unknown feature gate is rejected before any node boots", func(ctx SpecContext) {
+	// No waits: the gates are checked by two short-lived `docker run`s before any node
+	// exists, and `docker ps` lists what is left.
+	It("that sets an unknown feature gate is rejected before any node boots", suite.Timeout(), func(ctx SpecContext) {
 		if env.Cluster.Provider != "kind" {
 			Skip("runs only with the kind provider (KUBECONFIG is set)")
 		}

@@ -20,13 +20,18 @@ import (
 	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
 
 // The docs' readiness gate, from the Pod Lifecycle page's readinessGates example.
 const featureGateCondition corev1.PodConditionType = "www.example.com/feature-1"
 
+// readinessBound: probe period 1 s, failure/success threshold 1, plus the status
+// update and the EndpointSlice controller's sync; 15 s on a loaded machine.
+const readinessBound = 15 * time.Second
+
 var _ = Describe("Pod conditions", func() {
-	It("carry type, status, lastTransitionTime, reason and message, and observedGeneration", Label("PC-1"), func(ctx SpecContext) {
+	It("carry type, status, lastTransitionTime, reason and message, and observedGeneration", Label("PC-1"), suite.Timeout(podStartBound), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		tl := env.Run(ctx, ns, examples.WebServer())
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
@@ -55,7 +60,8 @@ var _ = Describe("Pod conditions", func() {
 		}
 	})
 
-	It("turn Initialized True before the sandbox is ready without init containers, and after it with them", Label("PC-3"), func(ctx SpecContext) {
+	// The two pods are waited for in turn.
+	It("turn Initialized True before the sandbox is ready without init containers, and after it with them", Label("PC-3"), suite.Timeout(2*(podStartBound+2*time.Second)), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		plain := env.Run(ctx, ns, shellPod("no-init", corev1.RestartPolicyAlways, "sleep 3600"))
 		withInit := shellPod("with-init", corev1.RestartPolicyAlways, "sleep 3600")
@@ -74,7 +80,7 @@ var _ = Describe("Pod conditions", func() {
 	// on lastTransitionTime. A kubelet that set Initialized when the last init
 	// container started, or when the first one completed, shows a status with
 	// Initialized True and an init container not yet Terminated(Completed).
-	It("keep Initialized False, and the pod Pending, until the last init container has completed", Label("PC-3", "PL-1"), func(ctx SpecContext) {
+	It("keep Initialized False, and the pod Pending, until the last init container has completed", Label("PC-3", "PL-1"), suite.Timeout(podStartBound+5*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		pod := shellPod("two-inits", corev1.RestartPolicyAlways, "sleep 3600")
 		pod.Spec.InitContainers = []corev1.Container{
@@ -108,7 +114,7 @@ var _ = Describe("Pod conditions", func() {
 		Expect(sawLastRunning).To(BeTrue(), "the watch saw the last init container Running (3 s), so the check above covered that window:\n%s", tl)
 	})
 
-	It("hold PodReadyToStartContainers False while a ConfigMap volume is missing, True once it exists", Label("PC-4"), func(ctx SpecContext) {
+	It("hold PodReadyToStartContainers False while a ConfigMap volume is missing, True once it exists", Label("PC-4"), suite.Timeout(podStartBound, 10*time.Second, 122*time.Second+podStartBound), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		pod := shellPod("needs-config", corev1.RestartPolicyAlways, "sleep 3600")
 		pod.Spec.Volumes = []corev1.Volume{{Name: "settings", VolumeSource: corev1.VolumeSource{
@@ -128,7 +134,7 @@ var _ = Describe("Pod conditions", func() {
 			HaveCondition(corev1.PodReadyToStartContainers, corev1.ConditionTrue, ""), HavePhase(corev1.PodRunning)))
 	})
 
-	It("turn PodReadyToStartContainers False again when the sandbox is destroyed, and True when it is recreated", Label("PC-4"), func(ctx SpecContext) {
+	It("turn PodReadyToStartContainers False again when the sandbox is destroyed, and True when it is recreated", Label("PC-4"), suite.Timeout(podStartBound, podStartBound, podStartBound), func(ctx SpecContext) {
 		env.Require(facts.NodeShell())
 		ns := env.Namespace(ctx)
 		tl := env.Run(ctx, ns, shellPod("sandbox", corev1.RestartPolicyAlways, "sleep 3600"))
@@ -150,7 +156,7 @@ var _ = Describe("Pod conditions", func() {
 	})
 
 	It("make ContainersReady and Ready follow the readiness probe, and remove an unready pod from the Service's endpoints",
-		Label("PC-5", "PC-6", "PR-5"), func(ctx SpecContext) {
+		Label("PC-5", "PC-6", "PR-5"), suite.Timeout(podStartBound, 3*time.Second, 6*readinessBound), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)
 			pod := shellPod("probed", corev1.RestartPolicyAlways, "sleep 3600")
 			pod.Labels = map[string]string{"app": "probed"}
@@ -165,9 +171,6 @@ var _ = Describe("Pod conditions", func() {
 			Expect(env.Create(ctx, ns, svc)).To(Succeed())
 			tl := env.Run(ctx, ns, pod)
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
-			// readinessBound: probe period 1 s, failure/success threshold 1, plus the status
-			// update and the EndpointSlice controller's sync; 15 s on a loaded machine.
-			const readinessBound = 15 * time.Second
 			notReady := And(HaveCondition(corev1.ContainersReady, corev1.ConditionFalse, ""), HaveCondition(corev1.PodReady, corev1.ConditionFalse, ""))
 			Consistently(tl.Pod).WithContext(ctx).WithTimeout(3 * time.Second).Should(notReady)
 			Eventually(endpointReady(ns, svc.Name)).WithContext(ctx).WithTimeout(readinessBound).Should(Equal("ready=false"))
@@ -185,7 +188,7 @@ var _ = Describe("Pod conditions", func() {
 		})
 
 	It("evaluate readiness gates: a missing gate condition counts as False until PATCHed True on the status subresource",
-		Label("PC-7"), func(ctx SpecContext) {
+		Label("PC-7"), suite.Timeout(podStartBound, 10*time.Second, 3*time.Second, 10*time.Second), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)
 			pod := shellPod("gated-ready", corev1.RestartPolicyAlways, "sleep 3600")
 			pod.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: featureGateCondition}}
@@ -202,7 +205,7 @@ var _ = Describe("Pod conditions", func() {
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(10 * time.Second).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
 		})
 
-	It("reject a readiness gate whose condition type is not a valid label key", Label("PC-7"), func(ctx SpecContext) {
+	It("reject a readiness gate whose condition type is not a valid label key", Label("PC-7"), suite.Timeout(), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		pod := shellPod("bad-gate", corev1.RestartPolicyAlways, "sleep 3600")
 		pod.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: "www.example.com/feature 1!"}}
@@ -211,7 +214,7 @@ var _ = Describe("Pod conditions", func() {
 		Expect(err.Error()).To(ContainSubstring("readinessGates"))
 	})
 
-	It("add DisruptionTarget (EvictionByEvictionAPI) to a pod evicted through the Eviction API", Label("PC-8"), func(ctx SpecContext) {
+	It("add DisruptionTarget (EvictionByEvictionAPI) to a pod evicted through the Eviction API", Label("PC-8"), suite.Timeout(podStartBound, 10*time.Second, terminationBound), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		pod := env.Hold(ns, shellPod("evicted", corev1.RestartPolicyAlways, `trap "exit 0" TERM; while true; do sleep 0.2; done`))
 		tl := env.Run(ctx, ns, pod)
@@ -222,7 +225,7 @@ var _ = Describe("Pod conditions", func() {
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(terminationBound).Should(HavePhase(corev1.PodSucceeded))
 	})
 
-	It("add no DisruptionTarget to a pod the kubelet evicts for exceeding its own ephemeral-storage limit", Label("PC-8"), func(ctx SpecContext) {
+	It("add no DisruptionTarget to a pod the kubelet evicts for exceeding its own ephemeral-storage limit", Label("PC-8"), suite.Timeout(podStartBound+30*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		// Written to the container's writable layer, whose usage the runtime reports on
 		// every stats call; an emptyDir's usage is only measured once a minute or two
@@ -240,7 +243,7 @@ var _ = Describe("Pod conditions", func() {
 	})
 
 	It("report a resize that does not fit now as PodResizePending (Deferred) and a fitting one as done in place, QoS class unchanged",
-		Label("PC-9"), func(ctx SpecContext) {
+		Label("PC-9"), suite.Timeout(podStartBound, 10*time.Second, 30*time.Second, 10*time.Second), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)
 			pod := shellPod("resizable", corev1.RestartPolicyAlways, "sleep 3600")
 			both := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")}

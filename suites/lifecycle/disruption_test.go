@@ -20,7 +20,9 @@ import (
 const stopsOnTerm = `trap "exit 0" TERM; while true; do sleep 0.2; done`
 
 var _ = Describe("DisruptionTarget", Serial, func() {
-	It("is added with reason DeletionByTaintManager to a pod that does not tolerate a NoExecute taint", Label("PC-8"), func(ctx SpecContext) {
+	// The last taintUpdateBound is the cleanup that takes the taint off again: it runs
+	// within the spec's deadline, and a node left tainted would evict later specs' pods.
+	It("is added with reason DeletionByTaintManager to a pod that does not tolerate a NoExecute taint", Label("PC-8"), suite.Timeout(podStartBound, taintUpdateBound, 10*time.Second, terminationBound, taintUpdateBound), func(ctx SpecContext) {
 		env.Require(facts.SchedulableNodes(2))
 		ns := env.Namespace(ctx)
 		pod := env.Hold(ns, shellPod("tainted-out", corev1.RestartPolicyAlways, stopsOnTerm))
@@ -48,7 +50,7 @@ var _ = Describe("DisruptionTarget", Serial, func() {
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(terminationBound).Should(HavePhase(corev1.PodSucceeded))
 	})
 
-	It("is added with reason PreemptionByScheduler to a pod preempted for a higher-priority one", Label("PC-8"), func(ctx SpecContext) {
+	It("is added with reason PreemptionByScheduler to a pod preempted for a higher-priority one", Label("PC-8"), suite.Timeout(podStartBound, 10*time.Second, terminationBound+podStartBound), func(ctx SpecContext) {
 		env.Require(facts.SchedulableNodes(2))
 		ns := env.Namespace(ctx)
 		low, high := priorityClass(ctx, ns+"-low", 1000), priorityClass(ctx, ns+"-high", 1000000)
@@ -76,14 +78,14 @@ var _ = Describe("DisruptionTarget", Serial, func() {
 		Eventually(preemptorTL.Pod).WithContext(ctx).WithTimeout(terminationBound + podStartBound).Should(HavePhase(corev1.PodRunning))
 	})
 
-	It("is added with reason TerminationByKubelet when the kubelet itself terminates a pod", Label("PC-8"), func() {
+	It("is added with reason TerminationByKubelet when the kubelet itself terminates a pod", Label("PC-8"), suite.Timeout(), func(ctx SpecContext) {
 		Skip("not checkable on this suite's kind clusters: the kubelet sets TerminationByKubelet for node-pressure " +
 			"eviction and graceful node shutdown; the first needs a node starved of memory or disk, the second a " +
 			"systemd-logind shutdown inhibitor, and either would disturb every other spec on the shared nodes")
 	})
 
 	It("marks a pod bound to a node that does not exist Failed with DisruptionTarget (DeletionByPodGC)",
-		Label("PL-10", "PC-8", "TM-14", "Slow"), func(ctx SpecContext) {
+		Label("PL-10", "PC-8", "TM-14", "Slow"), suite.Timeout(80*time.Second, 10*time.Second), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)
 			pod := env.Hold(ns, shellPod("orphan", corev1.RestartPolicyAlways, "sleep 3600"))
 			// Bound at creation to a node that is gone: exactly what PodGC sees when a Node
@@ -99,6 +101,10 @@ var _ = Describe("DisruptionTarget", Serial, func() {
 		})
 })
 
+// taintUpdateBound: a node update that conflicts with the kubelet's own status
+// updates is retried; 10 s covers a few retries.
+const taintUpdateBound = 10 * time.Second
+
 func setTaints(ctx SpecContext, node string, change func([]corev1.Taint) []corev1.Taint) {
 	GinkgoHelper()
 	Eventually(func(ctx SpecContext) error {
@@ -109,7 +115,7 @@ func setTaints(ctx SpecContext, node string, change func([]corev1.Taint) []corev
 		n.Spec.Taints = change(n.Spec.Taints)
 		_, err = env.Client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
 		return err // a conflict with the kubelet's own update is retried
-	}).WithContext(ctx).WithTimeout(10 * time.Second).Should(Succeed())
+	}).WithContext(ctx).WithTimeout(taintUpdateBound).Should(Succeed())
 }
 
 func priorityClass(ctx SpecContext, name string, value int32) string {

@@ -23,7 +23,7 @@ const kubeletBackBound = 60 * time.Second
 const resyncWindow = 20 * time.Second
 
 var _ = Describe("Kubelet restart", Serial, func() {
-	It("keeps containers running with the same IDs and restart counts, and ready unchanged", Label("KR-1", "KR-2"), func(ctx SpecContext) {
+	It("keeps containers running with the same IDs and restart counts, and ready unchanged", Label("KR-1", "KR-2"), suite.Timeout(restartKubeletBound, resyncWindow), func(ctx SpecContext) {
 		env.Require(facts.NodeShell())
 		tl, before, restartAt := restartKubeletUnder(ctx, env.NodeFor("defaults", map[string]bool{"ChangeContainerStatusOnKubeletRestart": false}))
 		Consistently(tl.Pod).WithContext(ctx).WithTimeout(resyncWindow).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
@@ -38,7 +38,7 @@ var _ = Describe("Kubelet restart", Serial, func() {
 		}
 	})
 
-	It("sets ready false after a kubelet restart with ChangeContainerStatusOnKubeletRestart on, keeping the container", Label("KR-3", "KR-1"), func(ctx SpecContext) {
+	It("sets ready false after a kubelet restart with ChangeContainerStatusOnKubeletRestart on, keeping the container", Label("KR-3", "KR-1"), suite.Timeout(restartKubeletBound, resyncWindow, resyncWindow), func(ctx SpecContext) {
 		env.Require(facts.NodeShell())
 		tl, before, restartAt := restartKubeletUnder(ctx, env.NodeFor("legacy-status", map[string]bool{"ChangeContainerStatusOnKubeletRestart": true}))
 		Eventually(func() bool {
@@ -56,6 +56,11 @@ var _ = Describe("Kubelet restart", Serial, func() {
 		Expect(after.RestartCount).To(Equal(before.RestartCount), "KR-1: restart count unchanged")
 	})
 })
+
+// restartKubeletBound is the sum of restartKubeletUnder's waits, in order: the pod
+// turns ready, its container grows older than the kubelet's restart grace (13 s), the
+// restarted kubelet answers.
+const restartKubeletBound = podStartBound + 13*time.Second + kubeletBackBound
 
 // restartKubeletUnder starts a ready pod on node, restarts that node's kubelet and
 // waits until it answers again.

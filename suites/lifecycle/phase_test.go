@@ -16,11 +16,12 @@ import (
 	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
 
 var _ = Describe("Pod phase", func() {
 	It("takes the docs' web-server pod from Pending to Running, with every lifecycle condition True in order",
-		Label("PL-1", "PL-2", "PC-2", "CS-1"), func(ctx SpecContext) {
+		Label("PL-1", "PL-2", "PC-2", "CS-1"), suite.Timeout(podStartBound), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)
 			tl := env.Run(ctx, ns, examples.WebServer())
 
@@ -77,7 +78,7 @@ var _ = Describe("Pod phase", func() {
 			AddReportEntry("conditions first seen True (watch, ms)", tl.ConditionsFirstTrue())
 		})
 
-	It("ends Succeeded when every container exits 0 and none will restart", Label("PL-3", "CS-3"), func(ctx SpecContext) {
+	It("ends Succeeded when every container exits 0 and none will restart", Label("PL-3", "CS-3"), suite.Timeout(podStartBound), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		tl := env.Run(ctx, ns, shellPod("succeeds", corev1.RestartPolicyOnFailure, "mark done; exit 0"))
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodSucceeded))
@@ -86,7 +87,7 @@ var _ = Describe("Pod phase", func() {
 	})
 
 	It("ends the docs' migration-task pod Failed, its container terminated with exit 1 and not restarted",
-		Label("PL-4", "CS-3", "RS-3"), func(ctx SpecContext) {
+		Label("PL-4", "CS-3", "RS-3"), suite.Timeout(podStartBound), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)
 			tl := env.Run(ctx, ns, examples.MigrationTask())
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodFailed))
@@ -94,7 +95,7 @@ var _ = Describe("Pod phase", func() {
 			expectTerminated(tl.Pod(), "migrate", 1)
 		})
 
-	It("stays Pending while no node fits, with PodScheduled False (Unschedulable)", Label("PL-5", "PC-10"), func(ctx SpecContext) {
+	It("stays Pending while no node fits, with PodScheduled False (Unschedulable)", Label("PL-5", "PC-10"), suite.Timeout(30*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		pod := shellPod("nowhere", corev1.RestartPolicyAlways, "sleep 3600")
 		pod.Spec.NodeSelector = map[string]string{"podlifecycle.io/no-such-node": "true"}
@@ -117,7 +118,7 @@ var _ = Describe("Pod phase", func() {
 	})
 
 	It("stays Pending while its image cannot be pulled, the container Waiting in ErrImagePull then ImagePullBackOff",
-		Label("PL-5", "CS-1"), func(ctx SpecContext) {
+		Label("PL-5", "CS-1"), suite.Timeout(podStartBound, 40*time.Second), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)
 			pod := shellPod("no-image", corev1.RestartPolicyAlways, "sleep 3600")
 			// .invalid is reserved (RFC 2606): the pull fails on every machine, offline or not.
@@ -130,7 +131,7 @@ var _ = Describe("Pod phase", func() {
 			Expect(tl.Phases()).To(Equal([]corev1.PodPhase{corev1.PodPending}))
 		})
 
-	It("stays Running while its container crash-loops under restartPolicy Always", Label("PL-6", "RS-2"), func(ctx SpecContext) {
+	It("stays Running while its container crash-loops under restartPolicy Always", Label("PL-6", "RS-2"), suite.Timeout(podStartBound+10*time.Second+20*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		tl := env.Run(ctx, ns, shellPod("crash-loop", corev1.RestartPolicyAlways, "mark start; exit 1"))
 		// Two restarts: the first comes at once, the second after the documented 10 s
@@ -141,7 +142,7 @@ var _ = Describe("Pod phase", func() {
 			"a crash-looping pod under Always never leaves Running:\n%s", tl)
 	})
 
-	It("keeps its phase while Terminating, until the kubelet sets a terminal one", Label("PL-6", "TM-2"), func(ctx SpecContext) {
+	It("keeps its phase while Terminating, until the kubelet sets a terminal one", Label("PL-6", "TM-2"), suite.Timeout(podStartBound, 5*time.Second+terminationBound), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		// The container ignores TERM, so the pod stays Terminating for its whole grace period.
 		pod := env.Hold(ns, shellPod("slow-to-stop", corev1.RestartPolicyAlways, `trap "mark term" TERM; while true; do sleep 0.2; done`))
@@ -175,15 +176,15 @@ var _ = Describe("Pod phase", func() {
 			Expect(tl.Pod().DeletionTimestamp).NotTo(BeNil())
 			expectTerminated(tl.Pod(), "main", int32(exitCode))
 		},
-		Entry("exit 0 on TERM: Succeeded", 0, corev1.PodSucceeded),
-		Entry("exit 1 on TERM: Failed", 1, corev1.PodFailed),
+		Entry("exit 0 on TERM: Succeeded", suite.Timeout(podStartBound, terminationBound), 0, corev1.PodSucceeded),
+		Entry("exit 1 on TERM: Failed", suite.Timeout(podStartBound, terminationBound), 1, corev1.PodFailed),
 	)
 
 	// PL-8: once bound, a pod stays on its node for its whole life. Checked three ways:
 	// the node it was seen on never changes while it lives; the API refuses to move it
 	// (a second binding, an update of spec.nodeName); and what replaces it after
 	// deletion is a new pod (a new UID), not the old one moved.
-	It("is never moved: bound to one node for its whole life, and a replacement of the same name is a new pod", Label("PL-8"), func(ctx SpecContext) {
+	It("is never moved: bound to one node for its whole life, and a replacement of the same name is a new pod", Label("PL-8"), suite.Timeout(podStartBound, terminationBound, podStartBound), func(ctx SpecContext) {
 		env.Require(facts.SchedulableNodes(2))
 		ns := env.Namespace(ctx)
 		pod := examples.WebServer()
@@ -223,7 +224,7 @@ var _ = Describe("Pod phase", func() {
 		Expect(tl.Pod().UID).NotTo(Equal(bound.UID), "PL-8: the replacement is a new pod")
 	})
 
-	It("stays unscheduled while it has scheduling gates, and is scheduled once they are removed", Label("PL-9"), func(ctx SpecContext) {
+	It("stays unscheduled while it has scheduling gates, and is scheduled once they are removed", Label("PL-9"), suite.Timeout(10*time.Second, 5*time.Second, podStartBound), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		pod := shellPod("gated", corev1.RestartPolicyAlways, "sleep 3600")
 		pod.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "podlifecycle.io/gate-a"}, {Name: "podlifecycle.io/gate-b"}}

@@ -11,6 +11,7 @@ import (
 	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
 
 // hookPod is a busybox pod whose container and hooks all write markers.
@@ -25,7 +26,7 @@ func execHook(container, script string) *corev1.LifecycleHandler {
 }
 
 var _ = Describe("Container states", func() {
-	It("reports Running, with startedAt, only after the postStart hook has completed", Label("CS-2"), func(ctx SpecContext) {
+	It("reports Running, with startedAt, only after the postStart hook has completed", Label("CS-2"), suite.Timeout(podStartBound), func(ctx SpecContext) {
 		env.Require(facts.OneClock())
 		ns := env.Namespace(ctx)
 		pod := hookPod("post-start")
@@ -48,7 +49,7 @@ var _ = Describe("Container states", func() {
 		Expect(tl.Pod().Status.ContainerStatuses[0].State.Running.StartedAt.IsZero()).To(BeFalse(), "Running carries startedAt")
 	})
 
-	It("runs the preStop hook before the container is Terminated, and TERM after the hook", Label("CS-4", "TM-3", "CS-3"), func(ctx SpecContext) {
+	It("runs the preStop hook before the container is Terminated, and TERM after the hook", Label("CS-4", "TM-3", "CS-3"), suite.Timeout(podStartBound, terminationBound), func(ctx SpecContext) {
 		env.Require(facts.OneClock())
 		ns := env.Namespace(ctx)
 		pod := env.Hold(ns, hookPod("pre-stop"))
@@ -68,7 +69,7 @@ var _ = Describe("Container states", func() {
 		expectTerminated(tl.Pod(), "main", 0)
 	})
 
-	It("shows a container Waiting with reason PodInitializing while init containers run", Label("CS-1"), func(ctx SpecContext) {
+	It("shows a container Waiting with reason PodInitializing while init containers run", Label("CS-1"), suite.Timeout(podStartBound+3*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		pod := shellPod("initializing", corev1.RestartPolicyAlways, "sleep 3600")
 		pod.Spec.InitContainers = []corev1.Container{{Name: "init", Image: "busybox:1.28", Command: []string{"sh", "-c", "sleep 3"}}}

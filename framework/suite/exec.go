@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/url"
 	"os/exec"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/remotecommand"
+	"k8s.io/streaming/pkg/httpstream"
 
 	"github.com/podlifecycle/conformance/framework/observe"
 )
@@ -23,7 +26,7 @@ func (e *Env) Exec(ctx context.Context, ns, pod, container string, cmd ...string
 	}
 	req := e.Client.CoreV1().RESTClient().Post().Resource("pods").Namespace(ns).Name(pod).SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{Container: container, Command: cmd, Stdout: true, Stderr: true}, scheme.ParameterCodec)
-	exec, err := remotecommand.NewSPDYExecutor(cfg, "POST", req.URL())
+	exec, err := newExecutor(cfg, req.URL())
 	if err != nil {
 		return "", fmt.Errorf("exec in %s/%s: %w", ns, pod, err)
 	}
@@ -32,6 +35,31 @@ func (e *Env) Exec(ctx context.Context, ns, pod, container string, cmd ...string
 		return stdout.String(), fmt.Errorf("exec %v in %s/%s/%s: %w (stderr: %s)", cmd, ns, pod, container, err, stderr.String())
 	}
 	return stdout.String(), nil
+}
+
+// newExecutor streams over WebSocket, where Kubernetes is moving exec from SPDY
+// (KEP-4006), and falls back to SPDY as kubectl exec does, so that an API server or a
+// proxy that cannot upgrade to WebSocket still gets the exec through.
+func newExecutor(cfg *rest.Config, u *url.URL) (remotecommand.Executor, error) {
+	spdy, err := remotecommand.NewSPDYExecutor(cfg, "POST", u)
+	if err != nil {
+		return nil, err
+	}
+	// RFC 6455 opens a WebSocket with a GET; the SPDY upgrade is a POST.
+	websocket, err := remotecommand.NewWebSocketExecutor(cfg, "GET", u.String())
+	if err != nil {
+		return nil, err
+	}
+	return remotecommand.NewFallbackExecutor(websocket, spdy, fallBackToSPDY)
+}
+
+// fallBackToSPDY is true when the WebSocket never opened: the server refused the
+// upgrade, or an HTTPS proxy the WebSocket dialer cannot use stood in the way. An
+// error once the stream is open (the command failed) is the command's own and is not
+// retried, which would run it twice. The error types are k8s.io/streaming's, which
+// client-go's transports return, not apimachinery's look-alikes.
+func fallBackToSPDY(err error) bool {
+	return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
 }
 
 // Logs returns the current log of a container.

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
 
 // handlerCase is one probe handler and the result the docs give for it.
@@ -51,7 +52,7 @@ var handlerCases = []handlerCase{
 }
 
 var _ = Describe("Probe handlers", Label("PR-6"), func() {
-	It("succeed as the docs say: exec on exit 0, httpGet on 200–399, tcpSocket when the port accepts, grpc when SERVING", func(ctx SpecContext) {
+	It("succeed as the docs say: exec on exit 0, httpGet on 200–399, tcpSocket when the port accepts, grpc when SERVING", suite.Timeout(podStartBound, 20*time.Second, 3*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		// One probe server, and one idle container per handler whose readiness probe
 		// targets it: containers share the pod's network, so each container's Ready

@@ -10,10 +10,11 @@ import (
 	"github.com/podlifecycle/conformance/framework/examples"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
 
 var _ = Describe("Liveness probe", func() {
-	It("restarts the container after failureThreshold failures, without waiting for readiness", Label("PR-2", "PR-3"), func(ctx SpecContext) {
+	It("restarts the container after failureThreshold failures, without waiting for readiness", Label("PR-2", "PR-3"), suite.Timeout(podStartBound+4*time.Second+3*time.Second+20*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		// Healthy for 4 s, then failing; never ready.
 		c := server("server", "-healthy-for=4s")
@@ -34,7 +35,7 @@ var _ = Describe("Liveness probe", func() {
 		Expect(eventsWith(tl, "Killing")).NotTo(BeEmpty(), "PR-2: a Killing event:\n%s", tl)
 	})
 
-	It("of the liveness-http example restarts the server once /healthz fails, sending the custom header", Label("PR-8"), func(ctx SpecContext) {
+	It("of the liveness-http example restarts the server once /healthz fails, sending the custom header", Label("PR-8"), suite.Timeout(podStartBound+45*time.Second+20*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		pod := examples.LivenessHTTP()
 		// The docs' image has no tag, so the kubelet would pull it (policy Always for

@@ -13,6 +13,7 @@ import (
 
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
 
 // endpointBound: the kubelet writes the Ready change, the EndpointSlice controller
@@ -39,8 +40,9 @@ var (
 )
 
 var _ = Describe("Readiness probe", func() {
+	// Twice out of the endpoints and back in: four endpoint changes after the start.
 	It("takes the pod out of the Service's endpoints while it fails and puts it back when it recovers, for the container's whole life",
-		Label("PR-5"), func(ctx SpecContext) {
+		Label("PR-5"), suite.Timeout(podStartBound, 2*2*endpointBound), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)
 			ep := service(ctx, ns, "flaky", "flaky")
 			c := server("server")
@@ -61,7 +63,7 @@ var _ = Describe("Readiness probe", func() {
 		})
 
 	It("is not needed: a container without one is ready once it runs, and without a liveness probe it is healthy",
-		Label("PR-7"), func(ctx SpecContext) {
+		Label("PR-7"), suite.Timeout(podStartBound, 10*time.Second), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)
 			tl := env.Run(ctx, ns, podOf("no-probes", server("server", "-healthy-for=1s")))
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
@@ -116,7 +118,7 @@ var _ = Describe("Readiness probe", func() {
 						"but the pod's Ready condition stayed True while it terminated (readiness probe: %t): %s\nendpoint states:\n%s", withProbe, observe.SummarizePod(readyWhileTerminating), ep))
 			}
 		},
-		Entry("with a readiness probe", true),
-		Entry("without a readiness probe", false),
+		Entry("with a readiness probe", suite.Timeout(podStartBound, endpointBound), true),
+		Entry("without a readiness probe", suite.Timeout(podStartBound, endpointBound), false),
 	)
 })

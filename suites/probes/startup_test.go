@@ -10,10 +10,11 @@ import (
 
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
 
 var _ = Describe("Startup probe", Label("PR-1"), func() {
-	It("holds liveness and readiness probes back until it succeeds", func(ctx SpecContext) {
+	It("holds liveness and readiness probes back until it succeeds", suite.Timeout(podStartBound, 10*time.Second, 10*time.Second, 5*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		c := server("server")
 		// The startup probe fails until the spec creates /tmp/started.
@@ -58,7 +59,7 @@ var _ = Describe("Startup probe", Label("PR-1"), func() {
 			Expect(log.Count(observe.MarkOf("server", "/status/500 500"))).To(Equal(3), "killed after failureThreshold (3) failed startup probes:\n%s", log)
 			Expect(withPrefix(log, "/live")).To(BeZero(), "PR-1: no liveness probe ran:\n%s", log)
 		},
-		Entry("Never: the pod fails", corev1.RestartPolicyNever, HavePhase(corev1.PodFailed)),
-		Entry("Always: the container is restarted", corev1.RestartPolicyAlways, HaveContainerRestarts("server", BeNumerically(">=", 1))),
+		Entry("Never: the pod fails", suite.Timeout(podStartBound+3*time.Second+20*time.Second), corev1.RestartPolicyNever, HavePhase(corev1.PodFailed)),
+		Entry("Always: the container is restarted", suite.Timeout(podStartBound+3*time.Second+20*time.Second), corev1.RestartPolicyAlways, HaveContainerRestarts("server", BeNumerically(">=", 1))),
 	)
 })

@@ -12,16 +12,18 @@ import (
 	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
 
 var _ = Describe("Probe timing", Label("PR-4"), func() {
-	It("honours initialDelaySeconds, periodSeconds and failureThreshold", func(ctx SpecContext) {
-		const (
-			initialDelay = 4 * time.Second
-			period       = 2 * time.Second
-			threshold    = 3
-			healthyFor   = 10 * time.Second
-		)
+	// The first spec's probe, declared outside it so that its timeout can use them.
+	const (
+		initialDelay = 4 * time.Second
+		period       = 2 * time.Second
+		threshold    = 3
+		healthyFor   = 10 * time.Second
+	)
+	It("honours initialDelaySeconds, periodSeconds and failureThreshold", suite.Timeout(podStartBound+healthyFor+threshold*period+20*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		c := server("server", fmt.Sprintf("-healthy-for=%s", healthyFor))
 		c.LivenessProbe = httpProbe("/live", int32(period/time.Second), threshold)
@@ -54,7 +56,7 @@ var _ = Describe("Probe timing", Label("PR-4"), func() {
 			failures[threshold-1].Sub(failures[0]), (threshold-1)*period-tickJitter, (threshold-1)*period+tickJitter, log)
 	})
 
-	It("gives up on a probe after timeoutSeconds", func(ctx SpecContext) {
+	It("gives up on a probe after timeoutSeconds", suite.Timeout(podStartBound, 10*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		c := server("server")
 		// The server answers after 5 s; the kubelet stops waiting after 1 s.
@@ -80,9 +82,9 @@ var _ = Describe("Probe timing", Label("PR-4"), func() {
 		}
 	})
 
-	It("needs successThreshold successes in a row before it reports ready", func(ctx SpecContext) {
+	const successThreshold = 3
+	It("needs successThreshold successes in a row before it reports ready", suite.Timeout(podStartBound, successThreshold*time.Second+10*time.Second), func(ctx SpecContext) {
 		env.Require(facts.OneClock())
-		const successThreshold = 3
 		ns := env.Namespace(ctx)
 		c := server("server")
 		c.ReadinessProbe = httpProbe("/when-exists/ready", 1, 1)

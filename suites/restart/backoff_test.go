@@ -12,17 +12,18 @@ import (
 	"github.com/podlifecycle/conformance/framework/crashloop"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
 
 var _ = Describe("Crash-loop backoff", func() {
 	// The delays expected are those the docs give for the node's kubelet settings
 	// (backoff.Settings.Documented): 10 s, 20 s, 40 s with the defaults; a gate
 	// override (FEATURE_GATES=ReduceDefaultCrashLoopBackOffDecay=true) changes them.
-	It("restarts at once after the first crash, then after 10 s, 20 s, 40 s (the kubelet's documented delays)", Label("RS-6", "RS-8"), func(ctx SpecContext) {
+	It("restarts at once after the first crash, then after 10 s, 20 s, 40 s (the kubelet's documented delays)", Label("RS-6", "RS-8"), suite.Timeout(crashLoopBound(longestDelays.Expected(4), 0)), func(ctx SpecContext) {
 		crashloop.Check(ctx, env, env.NodeFor("defaults", nil), 4)
 	})
 
-	It("keeps the delay to its pod: the same pod made again on the same node restarts at once, then after 10 s", Label("RS-6"), func(ctx SpecContext) {
+	It("keeps the delay to its pod: the same pod made again on the same node restarts at once, then after 10 s", Label("RS-6"), suite.Timeout(crashLoopBound(longestDelays.Expected(3), 0), podStartBound, crashLoopBound(longestDelays.Expected(2), 0)), func(ctx SpecContext) {
 		node := env.NodeFor("defaults", nil)
 		settings := backoff.SettingsOf(node)
 		ns := env.Namespace(ctx)
@@ -51,19 +52,19 @@ var _ = Describe("Crash-loop backoff", func() {
 })
 
 var _ = Describe("Crash-loop backoff reset", func() {
-	It("treats a crash after 10 minutes of trouble-free running as the first one", Label("RS-7", "Slow"), func(ctx SpecContext) {
+	// The kubelet forgets a container's backoff when its last restart is more than
+	// 600 s before the next exit (kubelet.go crashLoopBackOff.HasExpiredFunc). The
+	// crasher's 4th run lasts 610 s; every other run exits at once.
+	const longRun = 610 * time.Second
+	// Without the reset the 4th delay would be 40 s, far above its 4 s bound.
+	expected := []time.Duration{0, 10 * time.Second, 20 * time.Second, 0, 10 * time.Second}
+	It("treats a crash after 10 minutes of trouble-free running as the first one", Label("RS-7", "Slow"), suite.Timeout(crashLoopBound(expected, longRun)), func(ctx SpecContext) {
 		node := env.NodeFor("defaults", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": false})
 		ns := env.Namespace(ctx)
-		// The kubelet forgets a container's backoff when its last restart is more than
-		// 600 s before the next exit (kubelet.go crashLoopBackOff.HasExpiredFunc). The
-		// crasher's 4th run lasts 610 s; every other run exits at once.
-		const longRun = 610 * time.Second
 		pod := crashloop.CrashLooperRunning(node,
 			"n=$(cat "+observe.MarkerDir+"/runs 2>/dev/null || echo 0); n=$((n+1)); echo $n > "+observe.MarkerDir+"/runs; "+
 				"mark start; if [ $n -eq 4 ]; then sleep "+fmt.Sprint(int(longRun.Seconds()))+"; fi; mark exit; exit 1")
 		tl := env.Run(ctx, ns, pod)
-		// Without the reset the 4th delay would be 40 s, far above its 4 s bound.
-		expected := []time.Duration{0, 10 * time.Second, 20 * time.Second, 0, 10 * time.Second}
 		crashloop.CheckLoop(ctx, env, tl, crashloop.NodeAndSettings(node)+", around a 610 s run", expected, longRun)
 	})
 })

@@ -13,10 +13,11 @@ import (
 	"github.com/podlifecycle/conformance/framework/examples"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
 
 var _ = Describe("The docs' restart examples", func() {
-	It("web-server (Always) restarts nginx after it exits cleanly", Label("RS-3"), func(ctx SpecContext) {
+	It("web-server (Always) restarts nginx after it exits cleanly", Label("RS-3"), suite.Timeout(podStartBound, firstRestartBound), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		tl := env.Run(ctx, ns, examples.WebServer())
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveContainerState("nginx", "Running", ""))
@@ -26,7 +27,7 @@ var _ = Describe("The docs' restart examples", func() {
 			HaveContainerRestarts("nginx", 1), HaveContainerState("nginx", "Running", ""), lastReason("nginx", "Completed")))
 	})
 
-	It("Job data-processor (OnFailure, exit 0) completes without a restart", Label("RS-3"), func(ctx SpecContext) {
+	It("Job data-processor (OnFailure, exit 0) completes without a restart", Label("RS-3"), suite.Timeout(podStartBound), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		// Created as the docs do (kubectl create -f), from the docs' manifest.
 		created, err := env.CreateManifest(ctx, ns, examples.Manifest("data-processor"))
@@ -46,7 +47,7 @@ var _ = Describe("The docs' restart examples", func() {
 	})
 
 	It("app-with-sidecar: the sidecar restarts on its own under pod restartPolicy OnFailure while the main container keeps running",
-		Label("RS-5"), func(ctx SpecContext) {
+		Label("RS-5"), suite.Timeout(podStartBound+2*2*time.Second+10*time.Second+firstRestartBound), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)
 			pod := examples.AppWithSidecar()
 			// The change the statement needs: a sidecar that exits 0 every 2 s. Under the
@@ -63,7 +64,7 @@ var _ = Describe("The docs' restart examples", func() {
 })
 
 var _ = Describe("Init containers", func() {
-	It("run once when they succeed", Label("RS-4"), func(ctx SpecContext) {
+	It("run once when they succeed", Label("RS-4"), suite.Timeout(podStartBound), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		p := pod("init-ok", corev1.RestartPolicyAlways, container("main", "mark start; sleep 3600"))
 		p.Spec.InitContainers = []corev1.Container{container("init", "mark ran; exit 0")}
@@ -84,8 +85,8 @@ var _ = Describe("Init containers", func() {
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + firstRestartBound).Should(want)
 			Expect(tl.Pod()).To(HaveContainerState("main", "Waiting", "PodInitializing"))
 		},
-		Entry("Always", corev1.RestartPolicyAlways, And(HaveContainerRestarts("init", BeNumerically(">=", 1)), HavePhase(corev1.PodPending))),
-		Entry("OnFailure", corev1.RestartPolicyOnFailure, And(HaveContainerRestarts("init", BeNumerically(">=", 1)), HavePhase(corev1.PodPending))),
-		Entry("Never: the pod fails", corev1.RestartPolicyNever, And(HavePhase(corev1.PodFailed), HaveContainerRestarts("init", 0))),
+		Entry("Always", suite.Timeout(podStartBound+firstRestartBound), corev1.RestartPolicyAlways, And(HaveContainerRestarts("init", BeNumerically(">=", 1)), HavePhase(corev1.PodPending))),
+		Entry("OnFailure", suite.Timeout(podStartBound+firstRestartBound), corev1.RestartPolicyOnFailure, And(HaveContainerRestarts("init", BeNumerically(">=", 1)), HavePhase(corev1.PodPending))),
+		Entry("Never: the pod fails", suite.Timeout(podStartBound+firstRestartBound), corev1.RestartPolicyNever, And(HavePhase(corev1.PodFailed), HaveContainerRestarts("init", 0))),
 	)
 })

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/podlifecycle/conformance/framework/backoff"
 	"github.com/podlifecycle/conformance/framework/facts"
 	"github.com/podlifecycle/conformance/framework/observe"
 	"github.com/podlifecycle/conformance/framework/suite"
@@ -25,6 +26,18 @@ func restartAllContainersNode() facts.Node {
 	env.Require(facts.APIServerGate("RestartAllContainersOnContainerExits", true), facts.APIServerGate("ContainerRestartRules", true))
 	return env.NodeFor("defaults", map[string]bool{"RestartAllContainersOnContainerExits": true, "ContainerRestartRules": true})
 }
+
+// crashLoopBound is how long crashloop.CheckLoop waits for a crash loop whose crasher
+// runs take runs together (its one Eventually): the pod's start and the loop's budget.
+func crashLoopBound(expected []time.Duration, runs time.Duration) time.Duration {
+	return podStartBound + backoff.Budget(expected) + runs
+}
+
+// longestDelays are the kubelet settings whose documented delays are the longest:
+// the default 10 s start is the longest Documented gives, and a cap at most shortens
+// the loops of this suite (40 s at their longest). A spec that checks whatever delays
+// its node documents waits no longer than it would under these.
+var longestDelays = backoff.Settings{}
 
 // firstRestartBound: the kubelet restarts a container at once after its first exit
 // (RS-6); the bound is the container's start latency on a loaded machine.

@@ -17,7 +17,7 @@ import (
 )
 
 var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerExits"), func() {
-	It("ml-worker: the watcher's exit 88 restarts every container in place, keeping UID, IP and volumes", Label("RS-11"), func(ctx SpecContext) {
+	It("ml-worker: the watcher's exit 88 restarts every container in place, keeping UID, IP and volumes", Label("RS-11"), suite.Timeout(podStartBound, 3*time.Second+30*time.Second), func(ctx SpecContext) {
 		node := restartAllContainersNode()
 		ns := env.Namespace(ctx)
 		pod := observe.WithMarkers(examples.MLWorker())
@@ -101,7 +101,7 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 		AddReportEntry("drift: in-place restart condition", fmt.Sprintf("docs name PodRestartInPlace; the cluster reports %v", seen))
 	})
 
-	It("restarts containers that had completed too, overriding the pod's restartPolicy Never", Label("RS-11"), func(ctx SpecContext) {
+	It("restarts containers that had completed too, overriding the pod's restartPolicy Never", Label("RS-11"), suite.Timeout(podStartBound, 4*time.Second+30*time.Second), func(ctx SpecContext) {
 		node := restartAllContainersNode()
 		ns := env.Namespace(ctx)
 		trigger := container("trigger", `mark start; if [ ! -f /markers/once ]; then touch /markers/once; sleep 4; exit 88; fi; exec sleep 3600`)

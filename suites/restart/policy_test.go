@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
 
 // Scenarios of RS-2: a pod named "policy" under the given restart policy.
@@ -58,7 +59,7 @@ var (
 )
 
 var _ = Describe("Restart policy", func() {
-	It("defaults to Always", Label("RS-1"), func(ctx SpecContext) {
+	It("defaults to Always", Label("RS-1"), suite.Timeout(podStartBound+firstRestartBound), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		p := pod("no-policy", "", container("main", "mark start; exit 0"))
 		tl := env.Run(ctx, ns, p)
@@ -69,6 +70,8 @@ var _ = Describe("Restart policy", func() {
 			"an exit 0 is restarted, as Always does")
 	})
 
+	// The table's body waits once, for every entry.
+	exitTimeout := suite.Timeout(podStartBound + firstRestartBound)
 	DescribeTable("decides by exit code whether a container restarts, and the pod phase follows",
 		Label("RS-2"), func(ctx SpecContext, policy corev1.RestartPolicy, build scenario, want types.GomegaMatcher) {
 			ns := env.Namespace(ctx)
@@ -77,20 +80,20 @@ var _ = Describe("Restart policy", func() {
 			// exits; a 16Mi limit is reached in well under a second.
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + firstRestartBound).Should(want)
 		},
-		Entry("exit 0, Always: restarted, Running", corev1.RestartPolicyAlways, exits("0"), restarted("Completed")),
-		Entry("exit 0, OnFailure: Succeeded", corev1.RestartPolicyOnFailure, exits("0"), notRestarted(corev1.PodSucceeded, "Completed")),
-		Entry("exit 0, Never: Succeeded", corev1.RestartPolicyNever, exits("0"), notRestarted(corev1.PodSucceeded, "Completed")),
-		Entry("exit 1, Always: restarted, Running", corev1.RestartPolicyAlways, exits("1"), restarted("Error")),
-		Entry("exit 1, OnFailure: restarted, Running", corev1.RestartPolicyOnFailure, exits("1"), restarted("Error")),
-		Entry("exit 1, Never: Failed", corev1.RestartPolicyNever, exits("1"), notRestarted(corev1.PodFailed, "Error")),
-		Entry("one of two exits 1, Always: it restarts, Running", corev1.RestartPolicyAlways, scenario(oneOfTwoFails), And(restarted("Error"), HaveContainerRestarts("other", 0))),
-		Entry("one of two exits 1, OnFailure: it restarts, Running", corev1.RestartPolicyOnFailure, scenario(oneOfTwoFails), And(restarted("Error"), HaveContainerRestarts("other", 0))),
-		Entry("OOM-killed, Always: restarted, Running", corev1.RestartPolicyAlways, scenario(oomKilled), restarted("OOMKilled")),
-		Entry("OOM-killed, OnFailure: restarted, Running", corev1.RestartPolicyOnFailure, scenario(oomKilled), restarted("OOMKilled")),
-		Entry("OOM-killed, Never: Failed", corev1.RestartPolicyNever, scenario(oomKilled), notRestarted(corev1.PodFailed, "OOMKilled")),
+		Entry("exit 0, Always: restarted, Running", exitTimeout, corev1.RestartPolicyAlways, exits("0"), restarted("Completed")),
+		Entry("exit 0, OnFailure: Succeeded", exitTimeout, corev1.RestartPolicyOnFailure, exits("0"), notRestarted(corev1.PodSucceeded, "Completed")),
+		Entry("exit 0, Never: Succeeded", exitTimeout, corev1.RestartPolicyNever, exits("0"), notRestarted(corev1.PodSucceeded, "Completed")),
+		Entry("exit 1, Always: restarted, Running", exitTimeout, corev1.RestartPolicyAlways, exits("1"), restarted("Error")),
+		Entry("exit 1, OnFailure: restarted, Running", exitTimeout, corev1.RestartPolicyOnFailure, exits("1"), restarted("Error")),
+		Entry("exit 1, Never: Failed", exitTimeout, corev1.RestartPolicyNever, exits("1"), notRestarted(corev1.PodFailed, "Error")),
+		Entry("one of two exits 1, Always: it restarts, Running", exitTimeout, corev1.RestartPolicyAlways, scenario(oneOfTwoFails), And(restarted("Error"), HaveContainerRestarts("other", 0))),
+		Entry("one of two exits 1, OnFailure: it restarts, Running", exitTimeout, corev1.RestartPolicyOnFailure, scenario(oneOfTwoFails), And(restarted("Error"), HaveContainerRestarts("other", 0))),
+		Entry("OOM-killed, Always: restarted, Running", exitTimeout, corev1.RestartPolicyAlways, scenario(oomKilled), restarted("OOMKilled")),
+		Entry("OOM-killed, OnFailure: restarted, Running", exitTimeout, corev1.RestartPolicyOnFailure, scenario(oomKilled), restarted("OOMKilled")),
+		Entry("OOM-killed, Never: Failed", exitTimeout, corev1.RestartPolicyNever, scenario(oomKilled), notRestarted(corev1.PodFailed, "OOMKilled")),
 	)
 
-	It("under Never, keeps the pod Running while the other container runs, and Failed once all have exited", Label("RS-2"), func(ctx SpecContext) {
+	It("under Never, keeps the pod Running while the other container runs, and Failed once all have exited", Label("RS-2"), suite.Timeout(podStartBound, 8*time.Second+10*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		p := oneOfTwoFails(corev1.RestartPolicyNever)
 		p.Name = "one-fails-never"

@@ -23,7 +23,7 @@ var _ = Describe("Container restart rules", Label("ContainerRestartRules"), func
 		env.Require(facts.APIServerGate("ContainerRestartRules", true), facts.KubeletGate("ContainerRestartRules", true, ""))
 	})
 
-	It("on-failure-pod: the try-once container runs once while the other restarts on failure", Label("RS-9"), func(ctx SpecContext) {
+	It("on-failure-pod: the try-once container runs once while the other restarts on failure", Label("RS-9"), suite.Timeout(podStartBound+docsSleep+firstRestartBound), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		pod := examples.OnFailurePod()
 		// The change the statement needs: the second container fails after 2 s instead
@@ -35,7 +35,7 @@ var _ = Describe("Container restart rules", Label("ContainerRestartRules"), func
 		Expect(tl.Pod()).To(And(HaveContainerRestarts("try-once-container", 0), HavePhase(corev1.PodRunning)))
 	})
 
-	It("fail-pod-if-init-fails: an init container with restartPolicy Never that fails fails the pod", Label("RS-9"), func(ctx SpecContext) {
+	It("fail-pod-if-init-fails: an init container with restartPolicy Never that fails fails the pod", Label("RS-9"), suite.Timeout(podStartBound+docsSleep+firstRestartBound), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		tl := env.Run(ctx, ns, examples.FailPodIfInitFails())
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + docsSleep + firstRestartBound).Should(HavePhase(corev1.PodFailed))
@@ -64,12 +64,12 @@ var _ = Describe("Container restart rules", Label("ContainerRestartRules"), func
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(want))
 			Expect(tl.Pod()).To(HaveContainerRestarts("restart-on-exit-codes", 0))
 		},
-		Entry("exit 42: restarted", "42", true),
-		Entry("exit 0: not restarted, Succeeded", "0", false),
-		Entry("exit 3: no rule matches, the container policy Never applies, Failed", "3", false),
+		Entry("exit 42: restarted", suite.Timeout(podStartBound+firstRestartBound), "42", true),
+		Entry("exit 0: not restarted, Succeeded", suite.Timeout(podStartBound), "0", false),
+		Entry("exit 3: no rule matches, the container policy Never applies, Failed", suite.Timeout(podStartBound), "3", false),
 	)
 
-	It("apply the first matching rule, in order", Label("RS-10"), func(ctx SpecContext) {
+	It("apply the first matching rule, in order", Label("RS-10"), suite.Timeout(podStartBound+firstRestartBound), func(ctx SpecContext) {
 		// The second rule must be one the cluster would carry out, or it could not be
 		// told apart from a rule that was skipped.
 		node := restartAllContainersNode()
@@ -92,7 +92,7 @@ var _ = Describe("Container restart rules", Label("ContainerRestartRules"), func
 		}
 	})
 
-	It("are rejected by the API on a container without its own restartPolicy", Label("RS-10"), func(ctx SpecContext) {
+	It("are rejected by the API on a container without its own restartPolicy", Label("RS-10"), suite.Timeout(), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		pod := examples.RestartOnExitCodes()
 		pod.Spec.Containers[0].RestartPolicy = nil

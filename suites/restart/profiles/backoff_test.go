@@ -1,18 +1,30 @@
 package profiles
 
 import (
+	"time"
+
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/podlifecycle/conformance/framework/backoff"
 	"github.com/podlifecycle/conformance/framework/crashloop"
 	"github.com/podlifecycle/conformance/framework/facts"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
+
+// checkBound is how long crashloop.Check waits for n delays on a node with settings
+// s: the pod's start and the loop's budget (CheckLoop's one Eventually). A spec's
+// timeout takes the settings it picks its node for (NodeFor's gates, Require's
+// maxContainerRestartPeriod), because Check reads the node's own only when it runs.
+func checkBound(s backoff.Settings, n int) time.Duration {
+	return suite.PodStartBound + backoff.Budget(s.Expected(n))
+}
 
 // Each spec needs the kubelet settings of its statement (a worker of
 // kind-configs/backoff-profiles.yaml made for it, or any node whose gates and /configz
 // fit) and checks the delays the docs give for the settings in force on that node
 // (backoff.Settings.Documented), which the report names with the measured delays.
 var _ = Describe("Crash-loop backoff", func() {
-	It("with ReduceDefaultCrashLoopBackOffDecay starts at 1 s and doubles", Label("RS-12", "ReduceDefaultCrashLoopBackOffDecay"), func(ctx SpecContext) {
+	It("with ReduceDefaultCrashLoopBackOffDecay starts at 1 s and doubles", Label("RS-12", "ReduceDefaultCrashLoopBackOffDecay"), suite.Timeout(checkBound(backoff.Settings{ReduceDefaultDecay: true}, 6)), func(ctx SpecContext) {
 		node := env.NodeFor("reduced-decay", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": true})
 		crashloop.Check(ctx, env, node, 6)
 	})
@@ -23,7 +35,7 @@ var _ = Describe("Crash-loop backoff", func() {
 	// whenever KubeletCrashLoopBackOffMax is on (pkg/kubelet/apis/config/v1beta1/
 	// defaults.go) and newCrashLoopBackOff lets it replace the reduced 60 s maximum, so
 	// on v1.37.2 this fails with delays that go on doubling past 60 s.
-	It("with ReduceDefaultCrashLoopBackOffDecay and no maxContainerRestartPeriod set is capped at 60 s", Label("RS-12", "RS-14", "ReduceDefaultCrashLoopBackOffDecay", "KubeletCrashLoopBackOffMax", "Slow"), func(ctx SpecContext) {
+	It("with ReduceDefaultCrashLoopBackOffDecay and no maxContainerRestartPeriod set is capped at 60 s", Label("RS-12", "RS-14", "ReduceDefaultCrashLoopBackOffDecay", "KubeletCrashLoopBackOffMax", "Slow"), suite.Timeout(checkBound(backoff.Settings{ReduceDefaultDecay: true, MaxPeriodGate: true}, 9)), func(ctx SpecContext) {
 		node := env.NodeFor("reduced-decay", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": true, "KubeletCrashLoopBackOffMax": true})
 		crashloop.Check(ctx, env, node, 9) // …32 s, 60 s, 60 s
 	})
@@ -31,30 +43,30 @@ var _ = Describe("Crash-loop backoff", func() {
 	// Where KubeletCrashLoopBackOffMax is off the kubelet keeps the reduced 60 s maximum
 	// (newCrashLoopBackOff): RS-12 holds on its own; with the cap spec above this pins
 	// the 60 s cap's absence on the reduced-decay worker to the other gate.
-	It("with ReduceDefaultCrashLoopBackOffDecay and KubeletCrashLoopBackOffMax off is capped at 60 s", Label("RS-12", "ReduceDefaultCrashLoopBackOffDecay", "KubeletCrashLoopBackOffMax", "Slow"), func(ctx SpecContext) {
+	It("with ReduceDefaultCrashLoopBackOffDecay and KubeletCrashLoopBackOffMax off is capped at 60 s", Label("RS-12", "ReduceDefaultCrashLoopBackOffDecay", "KubeletCrashLoopBackOffMax", "Slow"), suite.Timeout(checkBound(backoff.Settings{ReduceDefaultDecay: true}, 9)), func(ctx SpecContext) {
 		node := env.NodeFor("reduced-decay-only", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": true, "KubeletCrashLoopBackOffMax": false})
 		crashloop.Check(ctx, env, node, 9) // …32 s, 60 s, 60 s
 	})
 
-	It("with maxContainerRestartPeriod 2s waits 2 s before every restart", Label("RS-13", "KubeletCrashLoopBackOffMax"), func(ctx SpecContext) {
+	It("with maxContainerRestartPeriod 2s waits 2 s before every restart", Label("RS-13", "KubeletCrashLoopBackOffMax"), suite.Timeout(checkBound(backoff.Settings{MaxPeriodGate: true, MaxPeriod: 2 * time.Second}, 5)), func(ctx SpecContext) {
 		env.Require(facts.KubeletMaxRestartPeriod("max-2s", "2s"))
 		node := env.NodeFor("max-2s", map[string]bool{"KubeletCrashLoopBackOffMax": true})
 		crashloop.Check(ctx, env, node, 5) // 0, 2 s, 2 s, 2 s, 2 s
 	})
 
-	It("with maxContainerRestartPeriod 100s starts at 10 s, doubles and is capped at 100 s", Label("RS-13", "KubeletCrashLoopBackOffMax", "Slow"), func(ctx SpecContext) {
+	It("with maxContainerRestartPeriod 100s starts at 10 s, doubles and is capped at 100 s", Label("RS-13", "KubeletCrashLoopBackOffMax", "Slow"), suite.Timeout(checkBound(backoff.Settings{MaxPeriodGate: true, MaxPeriod: 100 * time.Second}, 7)), func(ctx SpecContext) {
 		env.Require(facts.KubeletMaxRestartPeriod("max-100s", "100s"))
 		node := env.NodeFor("max-100s", map[string]bool{"KubeletCrashLoopBackOffMax": true})
 		crashloop.Check(ctx, env, node, 7) // 0, 10, 20, 40, 80, 100, 100
 	})
 
-	It("with both, starts at 1 s and is capped by the node's 100 s, above the gate's 60 s", Label("RS-14", "ReduceDefaultCrashLoopBackOffDecay", "KubeletCrashLoopBackOffMax", "Slow"), func(ctx SpecContext) {
+	It("with both, starts at 1 s and is capped by the node's 100 s, above the gate's 60 s", Label("RS-14", "ReduceDefaultCrashLoopBackOffDecay", "KubeletCrashLoopBackOffMax", "Slow"), suite.Timeout(checkBound(backoff.Settings{ReduceDefaultDecay: true, MaxPeriodGate: true, MaxPeriod: 100 * time.Second}, 10)), func(ctx SpecContext) {
 		env.Require(facts.KubeletMaxRestartPeriod("both", "100s"))
 		node := env.NodeFor("both", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": true, "KubeletCrashLoopBackOffMax": true})
 		crashloop.Check(ctx, env, node, 10) // 0, 1, 2, …, 64, 100, 100
 	})
 
-	It("with both, starts at 1 s and doubles", Label("RS-14", "ReduceDefaultCrashLoopBackOffDecay", "KubeletCrashLoopBackOffMax"), func(ctx SpecContext) {
+	It("with both, starts at 1 s and doubles", Label("RS-14", "ReduceDefaultCrashLoopBackOffDecay", "KubeletCrashLoopBackOffMax"), suite.Timeout(checkBound(backoff.Settings{ReduceDefaultDecay: true, MaxPeriodGate: true, MaxPeriod: 100 * time.Second}, 5)), func(ctx SpecContext) {
 		env.Require(facts.KubeletMaxRestartPeriod("both", "100s"))
 		node := env.NodeFor("both", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": true, "KubeletCrashLoopBackOffMax": true})
 		crashloop.Check(ctx, env, node, 5)

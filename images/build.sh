@@ -8,10 +8,10 @@
 #   KUBERNETES_VERSION=v1.36.3 images/build.sh
 #   KUBELET=/path/to/kubelet images/build.sh     also a node image with that kubelet
 #   KUBELET_VERSION=v1.36.3 images/build.sh      also one with that release's kubelet
-set -uo pipefail
+set -euo pipefail
 
 IMAGES_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-cd "$IMAGES_DIR"
+cd "$IMAGES_DIR" || exit 1
 # shellcheck source=versions.env
 . ./versions.env
 . scripts/steps.sh
@@ -35,7 +35,8 @@ section() { echo "== $*"; }
 
 section "Host prerequisites"
 ensure_prereqs || exit 1
-KIND_DIR=$(GOFLAGS=-mod=mod go mod download -json "sigs.k8s.io/kind@$KIND_VERSION" | jq -r .Dir)
+KIND_DIR=$(GOFLAGS=-mod=mod go mod download -json "sigs.k8s.io/kind@$KIND_VERSION" | jq -r .Dir) ||
+  fail "cannot get kind $KIND_VERSION's sources (its node image files) from the Go module proxy; try: GOFLAGS=-mod=mod go mod download -json sigs.k8s.io/kind@$KIND_VERSION"
 
 section "Docker"
 ensure_docker || exit 1
@@ -57,7 +58,8 @@ build_own() {
   mkdir -p "$BIN_DIR/own"
   (cd "$IMAGES_DIR" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$BIN_DIR/own/" ./cmd/...)
 }
-own_key=$(inputs_key go.mod go.sum $(find cmd internal -type f | sort))
+mapfile -t own_sources < <(find cmd internal -type f | sort)
+own_key=$(inputs_key go.mod go.sum "${own_sources[@]}")
 run_step own-programs "$own_key" "[ -x '$BIN_DIR/own/podroutes' ]" -- build_own || exit 1
 
 # The image names kubeadm will ask containerd for, from the kubeadm just built.
@@ -74,10 +76,11 @@ mkdir -p "$CACHE_DIR/rootfs"
 run_step rootfs-node "$(basename "$ROOTFS_NODE")" "[ -f '$ROOTFS_NODE' ]" -- debootstrap_tar "$NODE_PACKAGES" "$ROOTFS_NODE" || exit 1
 run_step rootfs-testbase "$(basename "$ROOTFS_TEST")" "[ -f '$ROOTFS_TEST' ]" -- debootstrap_tar "$TESTBASE_PACKAGES" "$ROOTFS_TEST" || exit 1
 
-# image_step NAME TAG KEY FUNCTION: builds TAG with FUNCTION unless its label matches KEY.
+# image_step NAME TAG KEY FUNCTION [ARG...]: builds TAG with `FUNCTION TAG KEY ARG...`
+# unless the image's label matches KEY.
 image_step() {
-  local name=$1 tag=$2 key=$3 fn=$4
-  run_step "image-$name" "$key" "image_current '$tag' '$key'" -- "$fn" "$tag" "$key"
+  local name=$1 tag=$2 key=$3 fn=$4; shift 4
+  run_step "image-$name" "$key" "image_current '$tag' '$key'" -- "$fn" "$tag" "$key" "$@"
 }
 
 section "Component images (kubeadm's list)"
@@ -86,12 +89,12 @@ base_key=$(inputs_key "$ROOTFS_NODE")
 build_base() { import_rootfs "$1" "$2" "$ROOTFS_NODE" 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'; }
 image_step debian-base "$BASE_IMAGE" "$base_key" build_base || exit 1
 
-# component_context DIR BINARY... : a build context holding the binaries.
+# component_image TAG KEY BINARY NAME: the image of one binary kubeadm runs.
 component_image() {
   local tag=$1 key=$2 bin=$3 entry=$4 ctx; ctx=$(mktemp -d)
   cp "$bin" "$ctx/"
   local from="$BASE_IMAGE" dest=/usr/local/bin/
-  [ "$entry" = pause ] && { from=scratch; dest=/; }
+  if [ "$entry" = pause ]; then from=scratch; dest=/; fi
   {
     echo "FROM $from"
     echo "COPY $(basename "$bin") $dest"
@@ -113,8 +116,7 @@ for ref in "${KUBEADM_IMAGES[@]}"; do
     *) fail "kubeadm lists an image this build does not know how to make: $ref" ;;
   esac
   key=$(inputs_key "$base_key" "$bin" "$name" scripts/dockerimg.sh)
-  eval "build_$name() { component_image \"\$1\" \"\$2\" '$bin' '$name'; }"
-  image_step "$name-${ref##*:}" "$ref" "$key" "build_$name" || exit 1
+  image_step "$name-${ref##*:}" "$ref" "$key" component_image "$bin" "$name" || exit 1
 done
 
 section "Test images (the docs' example pods, and the suite's own)"
@@ -168,8 +170,8 @@ own_image() {
 }
 own_step() { # NAME TAG BINARY DEST [FROM]
   local name=$1 tag=$2 bin=$3 dest=$4 from=${5:-scratch}
-  eval "build_own_$name() { own_image \"\$1\" \"\$2\" '$bin' '$dest' '$from'; }"
-  image_step "$name" "$tag" "$(inputs_key "$BIN_DIR/own/$bin" "$dest" "$from" "$(image_key "$from")")" "build_own_$name" || exit 1
+  image_step "$name" "$tag" "$(inputs_key "$BIN_DIR/own/$bin" "$dest" "$from" "$(image_key "$from")")" \
+    own_image "$bin" "$dest" "$from" || exit 1
   TEST_IMAGES+=("$tag")
 }
 own_step fluent-bit fluent/fluent-bit:1.8 logger /fluent-bit/bin/fluent-bit
@@ -182,8 +184,9 @@ section "Node image $NODE_IMAGE"
 . scripts/node.sh
 preload=("${KUBEADM_IMAGES[@]}" "${TEST_IMAGES[@]}")
 preload_ids=$(for i in "${preload[@]}"; do echo "$i $(docker image inspect --format '{{.Id}}' "$i")"; done)
-node_key=$(inputs_key "$ROOTFS_NODE" "$preload_ids" scripts/node.sh $(find node -type f | sort) \
-  $(for c in kubernetes containerd runc crictl cni_plugins; do find "$(component_dir $c)" -type f; done | sort) \
+mapfile -t node_files < <(find node -type f | sort)
+mapfile -t node_binaries < <(for c in kubernetes containerd runc crictl cni_plugins; do find "$(component_dir $c)" -type f; done | sort)
+node_key=$(inputs_key "$ROOTFS_NODE" "$preload_ids" scripts/node.sh "${node_files[@]}" "${node_binaries[@]}" \
   "$KIND_VERSION" "$KUBERNETES_VERSION")
 build_node() { build_node_image "$1" "$2" "${preload[@]}"; }
 image_step "node-$KUBERNETES_VERSION" "$NODE_IMAGE" "$node_key" build_node || exit 1

@@ -20,11 +20,15 @@ now_ms() { date +%s%3N; }
 
 # run_step NAME KEY CHECK_CMD -- CMD...
 # CHECK_CMD (a string, eval'd) must succeed for a cached step to count as done, so a
-# deleted binary or image is rebuilt even when the stamp is there.
+# deleted binary or image is rebuilt even when the stamp is there. (A string rather
+# than a command and its arguments because scripts/kubelet.sh passes one, and that
+# file's text is part of the key of the release kubelet's build.)
+# CMD runs with errexit off, as the build functions are written: they return their
+# own failures, and run_step reports them (name, exit status, log) under set -e too.
 run_step() {
   local name=$1 key=$2 check=$3; shift 3
-  [ "$1" = "--" ] && shift
-  local stamp="$STAMP_DIR/$name" log="$LOG_DIR/$name.log" t0 rc
+  if [ "$1" = "--" ]; then shift; fi
+  local stamp="$STAMP_DIR/$name" log="$LOG_DIR/$name.log" t0 rc=0
   if [ "$(cat "$stamp" 2>/dev/null)" = "$key" ] && eval "$check" >/dev/null 2>&1; then
     printf '  %-28s cached\n' "$name"
     return 0
@@ -32,8 +36,7 @@ run_step() {
   t0=$(now_ms)
   printf '  %-28s ...' "$name"
   rm -f "$stamp"
-  "$@" >"$log" 2>&1
-  rc=$?
+  "$@" >"$log" 2>&1 || rc=$?
   if [ "$rc" = 0 ]; then
     echo "$key" >"$stamp"
     printf '\r  %-28s built in %ss\n' "$name" "$(( ($(now_ms) - t0) / 1000 ))"

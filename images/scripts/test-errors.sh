@@ -52,8 +52,10 @@ expect "docker not answering, not root" 1 $? "$out" "no Docker daemon answers" "
 expect "privileged impossible even with the workaround" 1 $? "$out" \
   "started dockerd with-shim" "privileged containers cannot run here, even with the capability workaround" "unable to apply caps"
 
-# 4. A failing build step names itself and its log, and leaves no stamp behind.
+# 4. A failing build step names itself and its log, and leaves no stamp behind; under
+#    set -e too (build.sh's), which must not end the run before the report.
 (
+  set -e
   failing_build() { echo "compile error in cmd/kubelet"; return 2; }
   run_step kubernetes-v9.9.9 key1 true -- failing_build
 ) >"$out" 2>&1

@@ -4,6 +4,8 @@
 # docker.io and starts dockerd itself; a user's running Docker is never changed.
 
 DOCKER_LOG="$CACHE_DIR/logs/dockerd.log"
+# How long a dockerd this build starts (or stops) may take before the build gives up.
+DOCKERD_WAIT_SECONDS=${DOCKERD_WAIT_SECONDS:-60}
 SHIM_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/../docker" && pwd)/runc-without-sys-resource"
 PROBE_IMAGE=podlifecycle/privileged-probe:1
 
@@ -16,7 +18,8 @@ may_manage_docker() {
   is_root && { [ "${CI:-}" = true ] || [ "${PODLIFECYCLE_START_DOCKER:-}" = 1 ]; }
 }
 
-docker_answers() { docker info >/dev/null 2>&1; }
+# A daemon that hangs is one that does not answer: `docker info` gets 10 s.
+docker_answers() { timeout 10 docker info >/dev/null 2>&1; }
 
 # A one-file image holding a static `true`, so the probe needs no registry.
 ensure_probe_image() {
@@ -39,17 +42,57 @@ start_dockerd() {
                   --default-runtime podlifecycle-runc)
   fi
   nohup dockerd "${runtime_args[@]}" >"$DOCKER_LOG" 2>&1 &
-  echo $! >"$CACHE_DIR/dockerd.pid"
-  local i
-  for i in $(seq 1 60); do docker_answers && return 0; kill -0 "$(cat "$CACHE_DIR/dockerd.pid")" 2>/dev/null || break; sleep 0.5; done
-  echo "dockerd did not answer within 30s; its log: $DOCKER_LOG" >&2
-  return 1
+  local pid=$!
+  echo "$pid" >"$CACHE_DIR/dockerd.pid"
+  wait_for_dockerd "$pid"
 }
 
+# wait_for_dockerd PID: returns once the dockerd just started as PID answers; fails,
+# naming its log, when it exits first or has not answered within DOCKERD_WAIT_SECONDS.
+wait_for_dockerd() {
+  local pid=$1 deadline=$((SECONDS + DOCKERD_WAIT_SECONDS)) rc
+  while ! docker_answers; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      rc=0; wait "$pid" 2>/dev/null || rc=$?
+      dockerd_error "dockerd exited (status $rc) before answering." \
+        "The reason is in its log (last lines below). Fix what it names (e.g. stop another dockerd" \
+        "that holds /var/run/docker.sock or /var/lib/docker), then run again."
+      return 1
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      dockerd_error "dockerd (pid $pid) did not answer within ${DOCKERD_WAIT_SECONDS}s." \
+        "It is still running: read its log (last lines below) for what it waits on, stop it" \
+        "(kill $pid), fix that and run again; DOCKERD_WAIT_SECONDS=120 waits longer."
+      return 1
+    fi
+    sleep 0.5
+  done
+}
+
+# dockerd_error LINE...: an error about the dockerd this build manages, with its log.
+dockerd_error() {
+  {
+    echo "error: $1"; shift
+    printf '  %s\n' "$@"
+    echo "  dockerd log: $DOCKER_LOG"
+    tail -n 10 "$DOCKER_LOG" 2>/dev/null | sed 's/^/    | /'
+  } >&2
+}
+
+# stop_our_dockerd: stops the dockerd this build started, waiting for it to exit for
+# at most DOCKERD_WAIT_SECONDS.
 stop_our_dockerd() {
-  local pid; pid=$(cat "$CACHE_DIR/dockerd.pid" 2>/dev/null) || return 0
-  kill "$pid" 2>/dev/null || true
-  while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
+  local pid deadline=$((SECONDS + DOCKERD_WAIT_SECONDS))
+  pid=$(cat "$CACHE_DIR/dockerd.pid" 2>/dev/null) || return 0
+  kill "$pid" 2>/dev/null || true   # already gone: nothing to stop
+  while kill -0 "$pid" 2>/dev/null; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      dockerd_error "dockerd (pid $pid) did not stop within ${DOCKERD_WAIT_SECONDS}s of SIGTERM." \
+        "Read its log (last lines below), stop it (kill -9 $pid) and run again."
+      return 1
+    fi
+    sleep 0.2
+  done
 }
 
 ensure_docker() {
@@ -94,7 +137,7 @@ MSG
   fi
   if grep -q "unable to apply caps" "$CACHE_DIR/logs/privileged-probe.log"; then
     echo "  privileged containers fail here (no CAP_SYS_RESOURCE); restarting dockerd with a runc front that drops it"
-    stop_our_dockerd
+    stop_our_dockerd || return 1
     start_dockerd with-shim || return 1
     privileged_probe && return 0
   fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tests of the image build's error messages, with the commands they depend on stubbed:
 # no Docker and not root; privileged containers impossible even with the workaround; a
-# failing build step. Run by `make test`; needs neither Docker nor network.
+# dockerd that exits or hangs; a failing build step; missing prerequisites. Run by
+# `make test`; needs neither Docker nor network.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 CACHE_DIR=$(mktemp -d); export CACHE_DIR
@@ -21,6 +22,11 @@ expect() { # NAME EXPECTED_RC OUTPUT_FILE NEEDLE...
 }
 
 out=$(mktemp)
+# Stand-ins first on PATH: the host's dockerd never runs here (a test that expects a
+# call replaces the stand-in).
+fakebin="$CACHE_DIR/fakebin"; mkdir -p "$fakebin"
+for c in dockerd; do printf '#!/bin/sh\necho "%s must not run"\n' "$c" >"$fakebin/$c"; chmod +x "$fakebin/$c"; done
+PATH="$fakebin:$PATH"
 
 # 1. No Docker installed, not root: say what to install, do not try to install it.
 (
@@ -119,6 +125,25 @@ expect "kubelet variants named, bad input refused" 1 $? "$out" "stock=podlifecyc
   "release=podlifecycle/node:v1.37.2-kubelet-v1.36.3" "own=podlifecycle/node:v1.37.2-kubelet-sha256-$(printf kubelet | sha256sum | cut -c1-12)" \
   "error: KUBELET=$CACHE_DIR/no-such-kubelet: no such file" "error: KUBELET_VERSION=1.36: want a release such as v1.36.3" \
   "error: set KUBELET (a binary) or KUBELET_VERSION (a release), not both"
+
+# 12. A dockerd this build starts that exits before answering: its status and its log.
+printf '#!/bin/sh\necho "failed to start daemon: pid file found, ensure docker is not running" >&2\nexit 1\n' >"$fakebin/dockerd"
+(
+  docker_answers() { return 1; }
+  start_dockerd
+) >"$out" 2>&1
+expect "dockerd exits" 1 $? "$out" "error: dockerd exited (status 1) before answering" \
+  "dockerd log: $CACHE_DIR/logs/dockerd.log" "pid file found, ensure docker is not running"
+
+# 13. One that never answers: given up on after DOCKERD_WAIT_SECONDS, naming its log.
+printf '#!/bin/sh\necho "waiting for containerd"\nexec sleep 30\n' >"$fakebin/dockerd"
+(
+  docker_answers() { return 1; }
+  DOCKERD_WAIT_SECONDS=1 start_dockerd
+) >"$out" 2>&1
+expect "dockerd never answers" 1 $? "$out" "error: dockerd (pid $(cat "$CACHE_DIR/dockerd.pid")) did not answer within 1s" \
+  "dockerd log: $CACHE_DIR/logs/dockerd.log" "waiting for containerd" "kill $(cat "$CACHE_DIR/dockerd.pid")"
+kill "$(cat "$CACHE_DIR/dockerd.pid")" 2>/dev/null || true   # the stand-in's sleep, if still there
 
 echo "$passed passed, $failures failed"
 [ "$failures" = 0 ]

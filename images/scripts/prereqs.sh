@@ -6,31 +6,60 @@
 # CI=true, or PODLIFECYCLE_START_DOCKER=1), otherwise the run stops with the exact
 # `apt-get install` line to run. The README's "Prerequisites" section lists the same.
 #
-# package        | check (eval'd; have_docker is scripts/docker.sh's) | why
+# A check is a command and its arguments, split on blanks and run as written (no
+# quotes, no expansion); one that needs more is a function here or in docker.sh.
+# package        | check                                           | why
 HOST_PREREQS=(
   "docker.io      |have_docker                                     |kind's nodes are Docker containers"
   "debootstrap    |command -v debootstrap                          |Debian root filesystems of the node and test images"
   "debian-archive-keyring|[ -f /usr/share/keyrings/debian-archive-keyring.gpg ]|debootstrap verifies the archive with it"
   "gcc            |command -v gcc                                  |the pause binary, runc (cgo), the privileged probe"
-  "libc6-dev      |[ -f \"\$(gcc -print-file-name=libc.a 2>/dev/null)\" ]|static linking of pause and runc"
+  "libc6-dev      |have_static_libc                                |static linking of pause and runc"
   "pkg-config     |command -v pkg-config                           |runc's build finds libseccomp through it"
   "libseccomp-dev |pkg-config --exists libseccomp                  |runc with seccomp (kubeadm's pods ask for RuntimeDefault)"
   "jq             |command -v jq                                   |reading go mod and runc output"
   "procps         |command -v sysctl                               |raising inotify limits for multi-node clusters"
 )
+# What `make test` needs besides Go (scripts/lint.sh). Installed whenever it runs as
+# root, as CI does: a lint tool, where the list above waits for CI=true or
+# PODLIFECYCLE_START_DOCKER=1 because it brings a Docker daemon.
+TEST_PREREQS=(
+  "shellcheck     |command -v shellcheck                           |linting every shell script of the build"
+)
 GO_MIN_MINOR=26 # Go 1.26: the module's go directive; not from apt (Debian's is older)
 
+have_static_libc() { [ -f "$(gcc -print-file-name=libc.a 2>/dev/null)" ]; }
 
-prereq_field() { # LINE N: field N of a HOST_PREREQS line, trimmed
+prereq_field() { # LINE N: field N of a prerequisite line, trimmed
   local f; f=$(cut -d'|' -f"$2" <<<"$1"); f=${f#"${f%%[![:space:]]*}"}; echo "${f%"${f##*[![:space:]]}"}"
 }
 
-# missing_prereqs: the packages whose check fails, one a line.
+# prereq_met LINE: whether the check of LINE succeeds.
+prereq_met() {
+  local check; read -ra check <<<"$(prereq_field "$1" 2)"
+  "${check[@]}" >/dev/null 2>&1
+}
+
+# missing_prereqs LINE...: the packages of the lines whose check fails, one a line.
 missing_prereqs() {
   local line
-  for line in "${HOST_PREREQS[@]}"; do
-    eval "$(prereq_field "$line" 2)" >/dev/null 2>&1 || prereq_field "$line" 1
+  for line in "$@"; do
+    prereq_met "$line" || prereq_field "$line" 1
   done
+}
+
+# install_prereqs LOG LINE...: installs the packages of the lines whose check fails
+# (one `apt-get update`, one `apt-get install`, their output in LOG), checks again.
+install_prereqs() {
+  local log=$1 missing; shift
+  mapfile -t missing < <(missing_prereqs "$@")
+  echo "  installing ${missing[*]} (log: $log)"
+  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; } >"$log" 2>&1 ||
+    { echo "error: apt-get install ${missing[*]} failed; log: $log" >&2; tail -n 5 "$log" >&2; return 1; }
+  mapfile -t missing < <(missing_prereqs "$@")
+  [ "${#missing[@]}" = 0 ] && return 0
+  echo "error: still missing after apt-get install: ${missing[*]}" >&2
+  return 1
 }
 
 check_go() {
@@ -46,7 +75,7 @@ check_go() {
 # something is still missing.
 ensure_prereqs() {
   check_go || return 1
-  local missing; mapfile -t missing < <(missing_prereqs)
+  local missing; mapfile -t missing < <(missing_prereqs "${HOST_PREREQS[@]}")
   [ "${#missing[@]}" = 0 ] && return 0
   if ! may_manage_docker; then
     cat >&2 <<MSG
@@ -57,21 +86,31 @@ error: missing host prerequisites: ${missing[*]}
 MSG
     return 1
   fi
-  echo "  installing ${missing[*]} (log: $CACHE_DIR/logs/apt-prereqs.log)"
-  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; } \
-    >"$CACHE_DIR/logs/apt-prereqs.log" 2>&1 ||
-    { echo "error: apt-get install ${missing[*]} failed; log: $CACHE_DIR/logs/apt-prereqs.log" >&2; tail -n 5 "$CACHE_DIR/logs/apt-prereqs.log" >&2; return 1; }
-  mapfile -t missing < <(missing_prereqs)
+  install_prereqs "$CACHE_DIR/logs/apt-prereqs.log" "${HOST_PREREQS[@]}"
+}
+
+# ensure_test_prereqs: the same for `make test` (TEST_PREREQS), installed when root.
+ensure_test_prereqs() {
+  local missing; mapfile -t missing < <(missing_prereqs "${TEST_PREREQS[@]}")
   [ "${#missing[@]}" = 0 ] && return 0
-  echo "error: still missing after apt-get install: ${missing[*]}" >&2
-  return 1
+  if ! is_root; then
+    cat >&2 <<MSG
+error: make test needs what is not installed here: ${missing[*]}
+  Install it (Debian's packages), then run again:
+    sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}
+  (or run make test as root, as CI does, and it installs that itself)
+MSG
+    return 1
+  fi
+  install_prereqs "$CACHE_DIR/logs/apt-test-prereqs.log" "${TEST_PREREQS[@]}"
 }
 
 # debian_mirror SUITE: the Debian archive the host's own apt uses for SUITE (a local or
 # corporate mirror works as it does for apt), from apt's index targets.
 debian_mirror() {
   local suite=$1 uri
-  uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(TARGET_OF)' 2>/dev/null |
+  # apt-get fills in the $(FIELD) placeholders of its format itself.
+  uri=$(apt-get indextargets --format "\$(REPO_URI) \$(RELEASE) \$(TARGET_OF)" 2>/dev/null |
     awk -v s="$suite" '$2 == s && $3 == "deb" { print $1; exit }')
   [ -n "$uri" ] || {
     echo "error: the host's apt configuration has no source for Debian $suite; add one (e.g. to /etc/apt/sources.list.d/) or set DEBIAN_MIRROR" >&2

@@ -92,9 +92,8 @@ grep -q "apt-get must not run" "$out" && { failures=$((failures + 1)); echo "FAI
 (
   is_root() { return 0; }
   check_go() { :; }
-  installed=false
-  apt-get() { echo "apt-get $*"; [ "$1" = install ] && installed=true; return 0; }
-  HOST_PREREQS=("jq | true | x" "libseccomp-dev | \$installed | x")
+  apt-get() { echo "apt-get $*"; if [ "$1" = install ]; then touch "$CACHE_DIR/libseccomp-installed"; fi; }
+  HOST_PREREQS=("jq | true | x" "libseccomp-dev | [ -f $CACHE_DIR/libseccomp-installed ] | x")
   CI=true ensure_prereqs && cat "$CACHE_DIR/logs/apt-prereqs.log"
 ) >"$out" 2>&1
 expect "missing prerequisite installed under CI" 0 $? "$out" "installing libseccomp-dev" "apt-get update" \
@@ -125,6 +124,27 @@ expect "kubelet variants named, bad input refused" 1 $? "$out" "stock=podlifecyc
   "release=podlifecycle/node:v1.37.2-kubelet-v1.36.3" "own=podlifecycle/node:v1.37.2-kubelet-sha256-$(printf kubelet | sha256sum | cut -c1-12)" \
   "error: KUBELET=$CACHE_DIR/no-such-kubelet: no such file" "error: KUBELET_VERSION=1.36: want a release such as v1.36.3" \
   "error: set KUBELET (a binary) or KUBELET_VERSION (a release), not both"
+
+# 10. make test's own prerequisites (shellcheck), not root: the line to run, no apt-get.
+(
+  is_root() { return 1; }
+  apt-get() { echo "apt-get must not run"; }
+  TEST_PREREQS=("shellcheck | false | x")
+  ensure_test_prereqs
+) >"$out" 2>&1
+expect "test prerequisite missing, not root" 1 $? "$out" "error: make test needs what is not installed here: shellcheck" \
+  "apt-get install -y --no-install-recommends shellcheck" "run make test as root"
+grep -q "apt-get must not run" "$out" && { failures=$((failures + 1)); echo "FAIL test prerequisite missing, not root: ran apt-get"; }
+
+# 11. As root (CI=true or not): installed, with the image build's apt-get mechanism.
+(
+  is_root() { return 0; }
+  apt-get() { echo "apt-get $*"; if [ "$1" = install ]; then touch "$CACHE_DIR/shellcheck-installed"; fi; }
+  TEST_PREREQS=("shellcheck | [ -f $CACHE_DIR/shellcheck-installed ] | x")
+  ensure_test_prereqs && cat "$CACHE_DIR/logs/apt-test-prereqs.log"
+) >"$out" 2>&1
+expect "test prerequisite installed as root" 0 $? "$out" "installing shellcheck" "apt-get update" \
+  "apt-get install -y --no-install-recommends shellcheck"
 
 # 12. A dockerd this build starts that exits before answering: its status and its log.
 printf '#!/bin/sh\necho "failed to start daemon: pid file found, ensure docker is not running" >&2\nexit 1\n' >"$fakebin/dockerd"

@@ -11,11 +11,12 @@ import (
 
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
 
 var _ = Describe("Terminating endpoints", func() {
 	It("stay in the EndpointSlice with ready=false, terminating=true and serving following the readiness probe",
-		Label("TM-10"), func(ctx SpecContext) {
+		Label("TM-10"), suite.Timeout(runningBound, podStartBound, stopBound(20*time.Second), logEndBound), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)
 			labels := map[string]string{"app": "draining"}
 			svc := &corev1.Service{

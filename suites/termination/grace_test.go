@@ -10,6 +10,7 @@ import (
 
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
 
 var _ = Describe("Grace period", func() {
@@ -35,13 +36,15 @@ var _ = Describe("Grace period", func() {
 			Expect(tl.Pod()).To(HaveContainerState("main", "Terminated", ""))
 			Expect(exitCode(tl.Pod(), "main")).To(BeEquivalentTo(137), "TM-5: killed by SIGKILL (128+9)")
 		},
-		Entry("the default of 30 s", Label("TM-1", "TM-2", "TM-5"), nil, int64(30)),
-		Entry("terminationGracePeriodSeconds: 5", Label("TM-1", "TM-2", "TM-5"), seconds(5), int64(5)),
+		Entry("the default of 30 s", Label("TM-1", "TM-2", "TM-5"), suite.Timeout(runningBound, stopBound(30*time.Second), logEndBound), nil, int64(30)),
+		Entry("terminationGracePeriodSeconds: 5", Label("TM-1", "TM-2", "TM-5"), suite.Timeout(runningBound, stopBound(5*time.Second), logEndBound), seconds(5), int64(5)),
 	)
 
+	// The long-preStop pod's grace period, outside its spec so that the timeout can use it.
+	const preStopGrace = 4 * time.Second
 	It("runs preStop first, sends TERM after it, and gives a preStop that outlives the grace period 2 s more",
-		Label("TM-3", "TM-4", "CS-4"), func(ctx SpecContext) {
-			const grace = 4 * time.Second
+		Label("TM-3", "TM-4", "CS-4"), suite.Timeout(runningBound, stopBound(preStopGrace), logEndBound), func(ctx SpecContext) {
+			const grace = preStopGrace
 			ns := env.Namespace(ctx)
 			main := onTerm("main", keepRunning)
 			// A preStop hook that never finishes on its own: the kubelet gives up on it when
@@ -68,7 +71,7 @@ var _ = Describe("Grace period", func() {
 })
 
 var _ = Describe("Terminal phase", func() {
-	It("is written by the kubelet before the pod leaves the API", Label("TM-8", "PL-7"), func(ctx SpecContext) {
+	It("is written by the kubelet before the pod leaves the API", Label("TM-8", "PL-7"), suite.Timeout(runningBound, stopBound(10*time.Second)), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		pod := stoppingPod("leaves", seconds(10), onTerm("main", exitNow))
 		tl := env.Run(ctx, ns, pod)

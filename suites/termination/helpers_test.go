@@ -86,6 +86,14 @@ func terminal() types.GomegaMatcher {
 	return Or(HavePhase(corev1.PodSucceeded), HavePhase(corev1.PodFailed))
 }
 
+// startMarkBound: a running container's first marker reaches its followed log within
+// seconds; 10 s bounds it on a loaded machine.
+const startMarkBound = 10 * time.Second
+
+// runningBound is the sum of running's waits: the pod runs, every container marked its
+// start.
+const runningBound = podStartBound + startMarkBound
+
 // running follows the containers' logs (a deleted pod's logs vanish with its
 // containers, see suite.MarkerFollower) and waits until every one of them marked its
 // start: then the traps are set and a signal will be recorded.
@@ -93,7 +101,7 @@ func running(ctx context.Context, ns string, tl *observe.Timeline, containers ..
 	GinkgoHelper()
 	f := env.FollowMarkers(ctx, ns, tl.Name, containers...)
 	Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
-	Eventually(f.Log).WithContext(ctx).WithTimeout(10 * time.Second).WithPolling(200 * time.Millisecond).
+	Eventually(f.Log).WithContext(ctx).WithTimeout(startMarkBound).WithPolling(200 * time.Millisecond).
 		Should(And(markedStart(containers...)...))
 	return f
 }
@@ -111,16 +119,20 @@ func markedStart(containers ...string) []types.GomegaMatcher {
 // update, which take seconds on a loaded 2-core machine (20 s).
 func stopBound(grace time.Duration) time.Duration { return grace + minimumGrace + 20*time.Second }
 
+// logEndBound: the kubelet's log stream of a container ends shortly after it exits;
+// 10 s bounds it on a loaded machine.
+const logEndBound = 10 * time.Second
+
 // deleteAndWait deletes a held pod (grace nil: its own), waits until every container
 // stopped and the kubelet wrote a terminal phase, and returns the time of the delete
-// call and the containers' markers, as followed by f.
+// call and the containers' markers, as followed by f. Its waits take bound, then
+// logEndBound.
 func deleteAndWait(ctx context.Context, ns string, tl *observe.Timeline, f *suite.MarkerFollower, grace *int64, bound time.Duration) (time.Time, observe.Log) {
 	GinkgoHelper()
 	deleted := time.Now()
 	Expect(env.Client.CoreV1().Pods(ns).Delete(ctx, tl.Name, metav1.DeleteOptions{GracePeriodSeconds: grace})).To(Succeed())
 	Eventually(tl.Pod).WithContext(ctx).WithTimeout(bound).Should(terminal())
-	// The kubelet's log stream of a container ends shortly after it exits.
-	log, err := f.Wait(10 * time.Second)
+	log, err := f.Wait(logEndBound)
 	AddReportEntry("markers of "+tl.Name, log.String(), ReportEntryVisibilityFailureOrVerbose)
 	Expect(err).NotTo(HaveOccurred())
 	return deleted, log

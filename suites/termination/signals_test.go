@@ -11,13 +11,14 @@ import (
 	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
 )
 
 // StopSignalUSR1Image is busybox:1.28 with `STOPSIGNAL SIGUSR1` (images/build.sh).
 const StopSignalUSR1Image = "podlifecycle/busybox-stopsignal-usr1:1"
 
 var _ = Describe("Stop signal", func() {
-	It("is the image's STOPSIGNAL instead of TERM", Label("TM-6"), func(ctx SpecContext) {
+	It("is the image's STOPSIGNAL instead of TERM", Label("TM-6"), suite.Timeout(runningBound, stopBound(10*time.Second), logEndBound), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		main := stopper("main", map[string]string{"USR1": exitNow})
 		main.Image = StopSignalUSR1Image
@@ -31,7 +32,7 @@ var _ = Describe("Stop signal", func() {
 		Expect(exitCode(tl.Pod(), "main")).To(BeEquivalentTo(0), "the container exited on its stop signal, not by SIGKILL")
 	})
 
-	It("set in lifecycle.stopSignal is dropped by an API server without ContainerStopSignals", Label("TM-7"), func(ctx SpecContext) {
+	It("set in lifecycle.stopSignal is dropped by an API server without ContainerStopSignals", Label("TM-7"), suite.Timeout(runningBound, stopBound(10*time.Second), logEndBound), func(ctx SpecContext) {
 		env.Require(facts.APIServerGate("ContainerStopSignals", false))
 		ns := env.Namespace(ctx)
 		// The docs' stopSignal example, on busybox.

@@ -4,8 +4,10 @@
 
 # Packages of kind's base image (images/base/Dockerfile of kind v0.33.0), less the ones
 # for rootless and storage tests this suite does not use.
+# shellcheck disable=SC2034 # read by build.sh, which sources this file
 NODE_PACKAGES=systemd,conntrack,iptables,nftables,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,bash,ca-certificates,curl,jq,procps
 # The test images' base: busybox for the docs' busybox pods, nginx for their nginx pods.
+# shellcheck disable=SC2034 # read by build.sh, which sources this file
 TESTBASE_PACKAGES=busybox-static,nginx-light
 
 # debootstrap_tar PACKAGES OUT.tar

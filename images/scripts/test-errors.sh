@@ -4,7 +4,7 @@
 # dockerd that exits or hangs; a failing build step; missing prerequisites. Run by
 # `make test`; needs neither Docker nor network.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 CACHE_DIR=$(mktemp -d); export CACHE_DIR
 trap 'rm -rf "$CACHE_DIR"' EXIT
 . scripts/steps.sh
@@ -22,16 +22,15 @@ expect() { # NAME EXPECTED_RC OUTPUT_FILE NEEDLE...
 }
 
 out=$(mktemp)
-# Stand-ins first on PATH: the host's dockerd never runs here (a test that expects a
-# call replaces the stand-in).
+# Stand-ins first on PATH: the host's apt-get and dockerd never run here (a test that
+# expects a call stubs it as a function, or replaces the stand-in).
 fakebin="$CACHE_DIR/fakebin"; mkdir -p "$fakebin"
-for c in dockerd; do printf '#!/bin/sh\necho "%s must not run"\n' "$c" >"$fakebin/$c"; chmod +x "$fakebin/$c"; done
+for c in apt-get dockerd; do printf '#!/bin/sh\necho "%s must not run"\n' "$c" >"$fakebin/$c"; chmod +x "$fakebin/$c"; done
 PATH="$fakebin:$PATH"
 
 # 1. No Docker installed, not root: say what to install, do not try to install it.
 (
   have_docker() { return 1; }; is_root() { return 1; }
-  apt-get() { echo "apt-get must not run"; }
   CI=true ensure_docker
 ) >"$out" 2>&1
 expect "no docker, not root" 1 $? "$out" "error: Docker is not installed" "apt-get install docker.io" "PODLIFECYCLE_START_DOCKER=1"
@@ -62,16 +61,14 @@ expect "privileged impossible even with the workaround" 1 $? "$out" \
 #    set -e too (build.sh's), which must not end the run before the report.
 (
   set -e
-  failing_build() { echo "compile error in cmd/kubelet"; return 2; }
-  run_step kubernetes-v9.9.9 key1 true -- failing_build
+  run_step kubernetes-v9.9.9 key1 true -- sh -c 'echo "compile error in cmd/kubelet"; exit 2'
 ) >"$out" 2>&1
 expect "failing component build" 1 $? "$out" "kubernetes-v9.9.9" "FAILED" "exit 2" "log: $CACHE_DIR/logs/kubernetes-v9.9.9.log" "compile error in cmd/kubelet"
 [ -e "$STAMP_DIR/kubernetes-v9.9.9" ] && { failures=$((failures + 1)); echo "FAIL failing component build: left a stamp"; }
 
 # 5. A step whose inputs are unchanged and whose output exists is skipped.
 (
-  ok_build() { echo built; }
-  run_step cached-step key2 true -- ok_build && run_step cached-step key2 true -- ok_build
+  run_step cached-step key2 true -- echo built && run_step cached-step key2 true -- echo built
 ) >"$out" 2>&1
 expect "unchanged step is cached" 0 $? "$out" "built in" "cached"
 
@@ -80,7 +77,6 @@ expect "unchanged step is cached" 0 $? "$out" "built in" "cached"
 (
   is_root() { return 1; }
   check_go() { :; }
-  apt-get() { echo "apt-get must not run"; }
   HOST_PREREQS=("debootstrap | false | x" "jq | true | x" "libseccomp-dev | false | x")
   CI=true ensure_prereqs
 ) >"$out" 2>&1
@@ -128,7 +124,6 @@ expect "kubelet variants named, bad input refused" 1 $? "$out" "stock=podlifecyc
 # 10. make test's own prerequisites (shellcheck), not root: the line to run, no apt-get.
 (
   is_root() { return 1; }
-  apt-get() { echo "apt-get must not run"; }
   TEST_PREREQS=("shellcheck | false | x")
   ensure_test_prereqs
 ) >"$out" 2>&1

@@ -51,6 +51,9 @@ var stopSignalsOn = []facts.Requirement{
 }
 
 var _ = Describe("Custom stop signal [ContainerStopSignals]", Label("TM-7"), func() {
+	// The table's body waits for the pod, its start marker and deleteAndRead, in every
+	// entry.
+	stopTimeout := suite.Timeout(suite.PodStartBound, startMarkBound, stopBound, logEndBound)
 	DescribeTable("lifecycle.stopSignal is the signal the container gets",
 		func(ctx SpecContext, image string, signal corev1.Signal, notSent string) {
 			env.Require(stopSignalsOn...)
@@ -62,15 +65,15 @@ var _ = Describe("Custom stop signal [ContainerStopSignals]", Label("TM-7"), fun
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(suite.PodStartBound).Should(HavePhase(corev1.PodRunning))
 			// Followed from the start: a deleted pod's logs go with its containers.
 			f := env.FollowMarkers(ctx, ns, pod.Name, "my-container")
-			Eventually(f.Log).WithContext(ctx).WithTimeout(10 * time.Second).Should(HaveMarked(observe.StartOf("my-container")))
+			Eventually(f.Log).WithContext(ctx).WithTimeout(startMarkBound).Should(HaveMarked(observe.StartOf("my-container")))
 			Expect(tl.Pod().Spec.Containers[0].Lifecycle.StopSignal).To(HaveValue(Equal(signal)), "the API server keeps the field")
 
 			log := deleteAndRead(ctx, ns, tl, f)
 			Expect(log).To(HaveMarked(observe.SignalTo("my-container", string(signal))), "TM-7: the container gets lifecycle.stopSignal")
 			Expect(log).NotTo(HaveMarked(observe.SignalTo("my-container", notSent)), "TM-7: … instead of %s", notSent)
 		},
-		Entry("the docs' example: SIGUSR1 instead of the default TERM", "busybox:1.28", corev1.SIGUSR1, "TERM"),
-		Entry("SIGUSR2 overrides the image's STOPSIGNAL SIGUSR1", stopSignalUSR1Image, corev1.SIGUSR2, "USR1"),
+		Entry("the docs' example: SIGUSR1 instead of the default TERM", stopTimeout, "busybox:1.28", corev1.SIGUSR1, "TERM"),
+		Entry("SIGUSR2 overrides the image's STOPSIGNAL SIGUSR1", stopTimeout, stopSignalUSR1Image, corev1.SIGUSR2, "USR1"),
 	)
 
 	DescribeTable("the API server validates lifecycle.stopSignal against spec.os.name",
@@ -87,10 +90,10 @@ var _ = Describe("Custom stop signal [ContainerStopSignals]", Label("TM-7"), fun
 			Expect(err).To(MatchError(ContainSubstring(rejection)))
 			AddReportEntry("API error", err.Error())
 		},
-		Entry("no spec.os.name: rejected", nil, corev1.SIGUSR1, "spec.containers[0].lifecycle.stopSignal: Forbidden: may not be set for containers with empty `spec.os.name`"),
-		Entry("windows, SIGUSR1: rejected", &corev1.PodOS{Name: corev1.Windows}, corev1.SIGUSR1, `spec.containers[0].lifecycle.stopSignal: Unsupported value: "SIGUSR1": supported values: "SIGKILL", "SIGTERM"`),
-		Entry("windows, SIGKILL: accepted", &corev1.PodOS{Name: corev1.Windows}, corev1.SIGKILL, ""),
-		Entry("windows, SIGTERM: accepted", &corev1.PodOS{Name: corev1.Windows}, corev1.SIGTERM, ""),
+		Entry("no spec.os.name: rejected", suite.Timeout(), nil, corev1.SIGUSR1, "spec.containers[0].lifecycle.stopSignal: Forbidden: may not be set for containers with empty `spec.os.name`"),
+		Entry("windows, SIGUSR1: rejected", suite.Timeout(), &corev1.PodOS{Name: corev1.Windows}, corev1.SIGUSR1, `spec.containers[0].lifecycle.stopSignal: Unsupported value: "SIGUSR1": supported values: "SIGKILL", "SIGTERM"`),
+		Entry("windows, SIGKILL: accepted", suite.Timeout(), &corev1.PodOS{Name: corev1.Windows}, corev1.SIGKILL, ""),
+		Entry("windows, SIGTERM: accepted", suite.Timeout(), &corev1.PodOS{Name: corev1.Windows}, corev1.SIGTERM, ""),
 	)
 })
 
@@ -106,14 +109,24 @@ func nodeWithKubeletGate(gate string) string {
 	return ""
 }
 
+// startMarkBound: a running container's first marker reaches its followed log within
+// seconds; 10 s bounds it on a loaded machine.
+const startMarkBound = 10 * time.Second
+
+// stopBound is the pod's 10 s grace, the kubelet's 2 s minimum and its sync (20 s);
+// logEndBound: the kubelet's log stream of a container ends shortly after it exits.
+const (
+	stopBound   = 32 * time.Second
+	logEndBound = 10 * time.Second
+)
+
 // deleteAndRead deletes a held pod, waits for a terminal phase and returns the
-// containers' markers as f followed them.
+// containers' markers as f followed them. Its waits take stopBound, then logEndBound.
 func deleteAndRead(ctx context.Context, ns string, tl *observe.Timeline, f *suite.MarkerFollower) observe.Log {
 	GinkgoHelper()
 	Expect(env.Client.CoreV1().Pods(ns).Delete(ctx, tl.Name, metav1.DeleteOptions{})).To(Succeed())
-	// The pod's 10 s grace, the kubelet's 2 s minimum and its sync (20 s).
-	Eventually(tl.Pod).WithContext(ctx).WithTimeout(32 * time.Second).Should(Or(HavePhase(corev1.PodSucceeded), HavePhase(corev1.PodFailed)))
-	log, err := f.Wait(10 * time.Second)
+	Eventually(tl.Pod).WithContext(ctx).WithTimeout(stopBound).Should(Or(HavePhase(corev1.PodSucceeded), HavePhase(corev1.PodFailed)))
+	log, err := f.Wait(logEndBound)
 	AddReportEntry("markers", log.String(), ReportEntryVisibilityFailureOrVerbose)
 	Expect(err).NotTo(HaveOccurred())
 	return log

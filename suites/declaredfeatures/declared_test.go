@@ -22,7 +22,7 @@ import (
 const restartAll = "RestartAllContainersOnContainerExits"
 
 var _ = Describe("Declared features", func() {
-	It("are listed by each kubelet exactly as its feature gates enable them", Label("DF-1"), func(ctx SpecContext) {
+	It("are listed by each kubelet exactly as its feature gates enable them", Label("DF-1"), suite.Timeout(), func(ctx SpecContext) {
 		// The declarable features of v1.37.2 and the gates each depends on
 		// (k8s.io/component-helpers nodedeclaredfeatures); features that also depend on
 		// a runtime capability are checked one way only: declared implies the gates.
@@ -65,7 +65,7 @@ var _ = Describe("Declared features", func() {
 		Expect(declaring).NotTo(BeEmpty())
 	})
 
-	It("let the scheduler place a pod that needs a feature only on nodes declaring it", Label("DF-2"), func(ctx SpecContext) {
+	It("let the scheduler place a pod that needs a feature only on nodes declaring it", Label("DF-2"), suite.Timeout(suite.PodStartBound), func(ctx SpecContext) {
 		lacking, declaring := requireMixed(restartAll, schedulable)
 		ns := env.Namespace(ctx)
 		// 20 copies of the docs' example-pod, unpinned: with a third of the workers
@@ -90,7 +90,7 @@ var _ = Describe("Declared features", func() {
 		AddReportEntry("example-pod placements", fmt.Sprint(placed))
 	})
 
-	It("keep a pod that needs a feature no candidate node declares unschedulable, and a pod needing none schedules there", Label("DF-2"), func(ctx SpecContext) {
+	It("keep a pod that needs a feature no candidate node declares unschedulable, and a pod needing none schedules there", Label("DF-2"), suite.Timeout(30*time.Second, suite.PodStartBound), func(ctx SpecContext) {
 		lacking, _ := requireMixed(restartAll, schedulable)
 		ns := env.Namespace(ctx)
 		// Only the lacking node is a candidate, by its hostname: no node is changed.
@@ -114,7 +114,7 @@ var _ = Describe("Declared features", func() {
 		Expect(tl.Pod().Spec.NodeName).To(BeEmpty(), "DF-2: the pod that needs the feature is still not bound")
 	})
 
-	It("make the kubelet reject a pod bound to it that needs a feature it lacks, and run it where declared", Label("DF-4"), func(ctx SpecContext) {
+	It("make the kubelet reject a pod bound to it that needs a feature it lacks, and run it where declared", Label("DF-4"), suite.Timeout(30*time.Second, suite.PodStartBound), func(ctx SpecContext) {
 		lacking, declaring := requireMixed(restartAll, worker)
 		ns := env.Namespace(ctx)
 		rejected := examples.ExamplePod()
@@ -136,7 +136,8 @@ var _ = Describe("Declared features", func() {
 		Eventually(tlOK.Pod).WithContext(ctx).WithTimeout(suite.PodStartBound).Should(HavePhase(corev1.PodRunning))
 	})
 
-	It("make admission reject resizing an init container on a node that does not declare InPlacePodVerticalScalingInitContainers", Label("DF-3"), func(ctx SpecContext) {
+	// A pod on each of two nodes, waited for in turn.
+	It("make admission reject resizing an init container on a node that does not declare InPlacePodVerticalScalingInitContainers", Label("DF-3"), suite.Timeout(2*suite.PodStartBound), func(ctx SpecContext) {
 		// InPlacePodVerticalScalingInitContainers is GA and locked on in 1.37: every
 		// v1.37 kubelet declares it; only an older kubelet (a mixed-version cluster, the
 		// default cluster's kubelet-v1.36.3 worker) can lack it. The pods are bound by

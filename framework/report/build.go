@@ -1,0 +1,254 @@
+package report
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/podlifecycle/conformance/framework/drift"
+)
+
+// Build reads the runs of an artifacts directory against the catalogue into the
+// report's document: the verdict of every statement per configuration and version,
+// and the evidence behind them.
+func Build(artifacts string, runs []Run, cat Catalogue) (Document, error) {
+	b := builder{doc: Document{Artifacts: artifacts, KnownDrift: cat.KnownDrift}, artifacts: artifacts,
+		columns: map[Column]int{}, facts: map[Column]int{}, byID: map[string]map[Column][]SpecRef{}}
+	for _, run := range runs {
+		b.addRun(run)
+	}
+	b.rows(cat)
+	if err := b.charts(); err != nil {
+		return Document{}, err
+	}
+	return b.doc, nil
+}
+
+// builder accumulates a document while the runs are read.
+type builder struct {
+	doc       Document
+	artifacts string
+	columns   map[Column]int // index in doc.Columns
+	facts     map[Column]int // index in doc.Facts
+	// byID: every spec carrying a statement ID, by ID and column, with its verdict
+	// for that ID.
+	byID map[string]map[Column][]SpecRef
+}
+
+func (b *builder) addRun(run Run) {
+	version := run.Version
+	if version == "" {
+		// The default run writes no version directory; the suites say what they ran on.
+		for _, suite := range run.Suites {
+			if f := clusterFactsOf(suite); f != nil && f.ServerVersion != "" {
+				version = f.ServerVersion
+				break
+			}
+		}
+	}
+	var start, end time.Time
+	for _, suite := range run.Suites {
+		if start.IsZero() || suite.StartTime.Before(start) {
+			start = suite.StartTime
+		}
+		if suite.EndTime.After(end) {
+			end = suite.EndTime
+		}
+		b.addSuite(run, version, suite)
+	}
+	if !start.IsZero() && end.After(start) {
+		b.doc.WallTime += end.Sub(start)
+	}
+}
+
+func (b *builder) addSuite(run Run, version string, suite types.Report) {
+	root, dir := repoRoot(suite.SuitePath), suiteDir(suite)
+	facts := clusterFactsOf(suite)
+	config := derivedConfig(dir)
+	if facts != nil && facts.Config != "" {
+		config = facts.Config
+	}
+	col := Column{Version: version, Config: config}
+	if _, ok := b.columns[col]; !ok {
+		b.columns[col] = len(b.doc.Columns)
+		b.doc.Columns = append(b.doc.Columns, col)
+	}
+	b.addFacts(col, dir, facts)
+
+	result := SuiteResult{Version: run.Version, Suite: dir, Column: col, ConfigDerived: facts == nil, WallTime: suite.RunTime}
+	for _, s := range suite.SpecReports {
+		if s.LeafNodeType.Is(types.NodeTypeSynchronizedBeforeSuite|types.NodeTypeBeforeSuite) && s.State.Is(types.SpecStateFailureStates) {
+			result.SetupFailed = true
+		}
+	}
+	interrupted := slices.ContainsFunc(suite.SpecialSuiteFailureReasons, func(r string) bool { return strings.Contains(r, "Interrupted") })
+	for _, s := range suite.SpecReports {
+		ref := SpecRef{Suite: dir, Column: col, Text: s.FullText(), State: s.State,
+			Location: location(root, s.LeafNodeLocation)}
+		if s.LeafNodeType != types.NodeTypeIt {
+			if s.State.Is(types.SpecStateFailureStates) {
+				ref.Text = dir + ": " + s.LeafNodeType.String()
+				ref.Verdict, ref.Reason = Fails, firstLine(s.Failure.Message)
+				b.addFailure(run, root, dir, ref, s)
+			}
+			continue
+		}
+		findings, notes := driftOf(s)
+		ref.Verdict = specVerdict(s, "", findings)
+		ref.Reason = reasonOf(s, ref.Verdict, "", findings, result.SetupFailed, interrupted)
+		switch ref.Verdict {
+		case Fails:
+			result.Failed++
+			b.addFailure(run, root, dir, ref, s)
+		case Drift, Conforms:
+			result.Passed++
+		case Skipped:
+			result.Skipped++
+		default:
+			result.NotRun++
+		}
+		for _, f := range findings {
+			b.doc.Findings = append(b.doc.Findings, FindingRef{Finding: f, Spec: ref})
+		}
+		for _, n := range notes {
+			b.doc.DriftNotes = append(b.doc.DriftNotes, NoteRef{DriftNote: n, Spec: ref})
+		}
+		for _, d := range delaysOf(s) {
+			b.doc.Delays = append(b.doc.Delays, DelaysRef{NamedDelays: d, Spec: ref})
+		}
+		for _, exp := range experimentsOf(s) {
+			b.doc.Experiments = append(b.doc.Experiments, ExperimentRef{Name: exp.Name, Spec: ref, Rows: measurementRows(exp)})
+		}
+		for _, id := range StatementIDs(s.Labels()) {
+			forID := ref
+			forID.Verdict = specVerdict(s, id, findings)
+			forID.Reason = reasonOf(s, forID.Verdict, id, findings, result.SetupFailed, interrupted)
+			if b.byID[id] == nil {
+				b.byID[id] = map[Column][]SpecRef{}
+			}
+			b.byID[id][col] = append(b.byID[id][col], forID)
+		}
+	}
+	b.doc.Suites = append(b.doc.Suites, result)
+}
+
+// reasonOf says why spec s has verdict v for statement id ("" for the spec as a whole).
+func reasonOf(s types.SpecReport, v Verdict, id string, findings []drift.Finding, setupFailed, interrupted bool) string {
+	switch v {
+	case Fails:
+		return firstLine(s.Failure.Message)
+	case Drift:
+		var topics []string
+		for _, f := range findings {
+			if id == "" || f.Statement == "" || f.Statement == id {
+				topics = append(topics, f.Topic)
+			}
+		}
+		return "drift: " + strings.Join(topics, "; ")
+	case Skipped:
+		return strings.TrimSpace(s.Failure.Message)
+	case NotRun:
+		switch {
+		case setupFailed:
+			return "suite setup failed"
+		case slices.Contains(s.Labels(), "Slow"):
+			return "Slow"
+		case interrupted:
+			return "filtered out, or not reached before the run was interrupted"
+		default:
+			return "filtered out (label filter or focus)"
+		}
+	}
+	return ""
+}
+
+func (b *builder) addFacts(col Column, dir string, facts *ClusterFacts) {
+	i, ok := b.facts[col]
+	if !ok {
+		i = len(b.doc.Facts)
+		b.facts[col] = i
+		b.doc.Facts = append(b.doc.Facts, FactsView{Column: col})
+	}
+	view := &b.doc.Facts[i]
+	view.Suites = append(view.Suites, dir)
+	if facts == nil {
+		view.Derived = append(view.Derived, dir)
+		return
+	}
+	// Suites of a run share their clusters: each cluster once.
+	if !slices.ContainsFunc(view.Clusters, func(c ClusterFacts) bool { return c.Cluster == facts.Cluster }) {
+		view.Clusters = append(view.Clusters, *facts)
+	}
+}
+
+func (b *builder) addFailure(run Run, root, dir string, ref SpecRef, s types.SpecReport) {
+	f := FailureRef{Spec: ref, NodeType: s.LeafNodeType.String(), Message: s.Failure.Message,
+		Location: location(root, s.Failure.Location), KubeletLogs: kubeletLogsOf(s)}
+	if s.LeafNodeType == types.NodeTypeIt {
+		f.Timelines = timelinesOf(run.Dir, b.artifacts, dir, s)
+	}
+	b.doc.Failures = append(b.doc.Failures, f)
+}
+
+// rows makes the matrix: the catalogue's statements in its order, then IDs that specs
+// carry and the catalogue does not list, so that neither goes unnoticed.
+func (b *builder) rows(cat Catalogue) {
+	listed := map[string]bool{}
+	for _, st := range cat.Statements {
+		listed[st.ID] = true
+		b.doc.Rows = append(b.doc.Rows, b.row(st, true))
+	}
+	var extra []string
+	for id := range b.byID {
+		if !listed[id] {
+			extra = append(extra, id)
+		}
+	}
+	slices.Sort(extra)
+	for _, id := range extra {
+		b.doc.Rows = append(b.doc.Rows, b.row(Statement{ID: id, Text: "(not in the catalogue)"}, false))
+	}
+	b.doc.Counts = map[Verdict]int{}
+	b.doc.ColumnCounts = make([]map[Verdict]int, len(b.doc.Columns))
+	for i := range b.doc.ColumnCounts {
+		b.doc.ColumnCounts[i] = map[Verdict]int{}
+	}
+	for _, r := range b.doc.Rows {
+		b.doc.Counts[r.Verdict]++
+		for i, c := range r.Cells {
+			if c.Specs > 0 {
+				b.doc.ColumnCounts[i][c.Verdict]++
+			}
+		}
+	}
+}
+
+func (b *builder) row(st Statement, catalogued bool) Row {
+	r := Row{Statement: st, Catalogued: catalogued, Cells: make([]Cell, len(b.doc.Columns))}
+	for i, col := range b.doc.Columns {
+		specs := b.byID[st.ID][col]
+		cell := Cell{Specs: len(specs)}
+		for _, s := range specs {
+			cell.Verdict = heaviest(cell.Verdict, s.Verdict)
+		}
+		for _, s := range specs {
+			if s.Verdict == cell.Verdict && s.Reason != "" && !slices.Contains(cell.Reasons, firstLine(s.Reason)) {
+				cell.Reasons = append(cell.Reasons, firstLine(s.Reason))
+			}
+		}
+		r.Cells[i] = cell
+		r.Verdict = heaviest(r.Verdict, cell.Verdict)
+		r.Specs = append(r.Specs, specs...)
+	}
+	return r
+}
+
+// firstLine is the first line of a message, for a table cell; the full message is
+// shown with the spec.
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

@@ -1,0 +1,170 @@
+package report
+
+import (
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/podlifecycle/conformance/framework/drift"
+)
+
+// Document is everything the report shows, built once from a run's artifacts; the
+// Markdown, HTML and terminal renderings only format it.
+type Document struct {
+	Artifacts string
+	Columns   []Column
+	// Rows: one per catalogue statement, in catalogue order, then the IDs specs carry
+	// that the catalogue does not list.
+	Rows []Row
+	// Counts: statements by overall verdict; ColumnCounts[i] the same for Columns[i]
+	// (statements with no spec in that configuration are not counted there).
+	Counts       map[Verdict]int
+	ColumnCounts []map[Verdict]int
+
+	Suites      []SuiteResult
+	Findings    []FindingRef
+	DriftNotes  []NoteRef
+	KnownDrift  string
+	Facts       []FactsView
+	Delays      []DelaysRef
+	Experiments []ExperimentRef
+	Failures    []FailureRef
+	// WallTime: from the first suite's start to the last one's end, summed over the
+	// Kubernetes versions of the run.
+	WallTime time.Duration
+}
+
+// Column is a cluster configuration (the kind config a cluster was made from) in one
+// Kubernetes version: a column of the statement matrix.
+type Column struct {
+	Version string // the K8S_VERSIONS directory, or the server version the suites recorded
+	Config  string // relative to the repository, e.g. "kind-configs/default.yaml"
+}
+
+// SpecRef is one spec as the report lists it.
+type SpecRef struct {
+	Suite    string // the suite's directory, relative to the repository
+	Column   Column
+	Text     string // Ginkgo's full text
+	State    types.SpecState
+	Verdict  Verdict // for the statement of the row that lists it; the spec's own otherwise
+	Reason   string  // why it failed, was skipped or did not run
+	Location string  // file:line, relative to the repository
+}
+
+// Cell is a statement's verdict in one column.
+type Cell struct {
+	Verdict Verdict
+	Specs   int      // specs of the statement in this column; 0: none belongs here
+	Reasons []string // of the specs whose verdict stands
+}
+
+// Row is one statement of the matrix.
+type Row struct {
+	Statement  Statement
+	Catalogued bool // false: a spec carries the ID, the catalogue does not list it
+	Specs      []SpecRef
+	Cells      []Cell // aligned with Document.Columns
+	Verdict    Verdict
+}
+
+// SuiteResult is one suite's run.
+type SuiteResult struct {
+	Version string
+	Suite   string
+	Column  Column
+	// ConfigDerived: the suite recorded no cluster facts, so its configuration comes
+	// from its path.
+	ConfigDerived                   bool
+	Passed, Failed, Skipped, NotRun int
+	SetupFailed                     bool
+	WallTime                        time.Duration
+}
+
+// FindingRef is a drift finding with the spec that found it.
+type FindingRef struct {
+	drift.Finding
+	Spec SpecRef
+}
+
+// NoteRef is a free-text drift entry with the spec that recorded it.
+type NoteRef struct {
+	DriftNote
+	Spec SpecRef
+}
+
+// FactsView is what the suites of one column recorded about their clusters.
+type FactsView struct {
+	Column   Column
+	Suites   []string
+	Clusters []ClusterFacts
+	// Derived: suites that recorded no facts; their configuration is derived from
+	// their path.
+	Derived []string
+}
+
+// DelaysRef is a crash loop's measured delays, with the spec that measured them.
+type DelaysRef struct {
+	NamedDelays
+	Spec  SpecRef
+	Chart []byte // SVG
+}
+
+// ExperimentRef is a gmeasure experiment of a spec, flattened into rows.
+type ExperimentRef struct {
+	Name  string
+	Spec  SpecRef
+	Rows  []MeasurementRow
+	Chart []byte // SVG
+}
+
+// MeasurementRow is one measurement of an experiment with the range the spec allowed.
+type MeasurementRow struct {
+	Name     string
+	Measured []float64 // in Unit
+	Unit     string    // "ms" for durations
+	// Allowed is the annotation as recorded ("allowed 900–4500 ms"); Min and Max its
+	// bounds when it has that form.
+	Allowed  string
+	HasRange bool
+	Min, Max float64
+}
+
+// Within reports whether every measured value lies in the allowed range.
+func (m MeasurementRow) Within() bool {
+	for _, v := range m.Measured {
+		if v < m.Min || v > m.Max {
+			return false
+		}
+	}
+	return true
+}
+
+// FailureRef is a failed spec (or suite node) with its evidence.
+type FailureRef struct {
+	Spec        SpecRef
+	NodeType    string // "It", or the suite node that failed
+	Message     string
+	Location    string // where it failed, relative to the repository
+	Timelines   []PodTimeline
+	KubeletLogs []KubeletLog
+}
+
+// PodTimeline is one pod's record: from the JSON the suite saved, or from the spec's
+// report entry when that file is missing (Rows empty, Text set).
+type PodTimeline struct {
+	Pod       string
+	Namespace string
+	File      string // relative to the artifacts directory
+	Rows      []TimelineRow
+	Text      string
+	Chart     []byte // SVG
+}
+
+// TimelineRow is one observation of a pod.
+type TimelineRow struct {
+	Seen    time.Time
+	Offset  time.Duration // since the first observation
+	Kind    string
+	Summary string
+}

@@ -1,0 +1,68 @@
+package report
+
+import (
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// Ginkgo records absolute paths (SuitePath, code locations) on the machine that ran
+// the suites; the report names them relative to the repository, which is the part
+// before suites/, so that they mean the same on any checkout.
+
+// repoRoot is the repository a suite ran from.
+func repoRoot(suitePath string) string {
+	p := path.Clean(suitePath)
+	if i := strings.LastIndex(p, "/suites/"); i >= 0 {
+		return p[:i]
+	}
+	return path.Dir(p)
+}
+
+// relative names file relative to root, or returns it unchanged when it lies outside.
+func relative(root, file string) string {
+	if rest, ok := strings.CutPrefix(path.Clean(file), root+"/"); ok {
+		return rest
+	}
+	return file
+}
+
+// suiteDir is the suite's directory relative to the repository ("suites/restart/profiles").
+func suiteDir(r types.Report) string {
+	return relative(repoRoot(r.SuitePath), r.SuitePath)
+}
+
+// location is "file:line" relative to the repository.
+func location(root string, l types.CodeLocation) string {
+	if l.FileName == "" {
+		return ""
+	}
+	return relative(root, l.FileName) + ":" + strconv.Itoa(l.LineNumber)
+}
+
+// Kind configs of the suites, for runs whose suites recorded no cluster facts: the
+// Makefile runs restart/profiles and termination/gated on the backoff-profiles
+// cluster, every other suite on the default one.
+const (
+	DefaultConfig         = "kind-configs/default.yaml"
+	BackoffProfilesConfig = "kind-configs/backoff-profiles.yaml"
+)
+
+// derivedConfig is the kind config a suite in dir runs on.
+func derivedConfig(dir string) string {
+	for _, d := range []string{"suites/restart/profiles", "suites/termination/gated"} {
+		if dir == d || strings.HasPrefix(dir, d+"/") {
+			return BackoffProfilesConfig
+		}
+	}
+	return DefaultConfig
+}
+
+// artifactsName is the directory framework/suite gives a suite's artifacts: its name
+// as passed to suite.Setup, by convention the suite's path below suites/ with dashes
+// ("restart-profiles").
+func artifactsName(dir string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(dir, "suites/"), "/", "-")
+}

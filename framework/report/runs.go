@@ -1,0 +1,71 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// Run is one Kubernetes version's results: the Ginkgo reports of its suites and the
+// directory holding them with the suites' own artifacts.
+type Run struct {
+	// Version is the directory a K8S_VERSIONS run wrote it to ("v1.36.3"); empty for
+	// the default run, whose results are at the top of the artifacts directory.
+	Version string
+	Dir     string
+	Suites  []types.Report
+}
+
+// LoadRuns reads the Ginkgo JSON report named jsonName (e2e.json for `make e2e`) at the
+// top of artifacts, and in each of its subdirectories, where a run over several
+// Kubernetes versions (K8S_VERSIONS) puts one per version.
+func LoadRuns(artifacts, jsonName string) ([]Run, error) {
+	var runs []Run
+	top, err := loadRun(artifacts, "", jsonName)
+	switch {
+	case err == nil:
+		runs = append(runs, top)
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	dirs, err := os.ReadDir(artifacts)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		run, err := loadRun(filepath.Join(artifacts, d.Name()), d.Name(), jsonName)
+		switch {
+		case err == nil:
+			runs = append(runs, run)
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, err
+		}
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("no %s in %s nor in a version directory below it: run the suites first (make e2e)", jsonName, artifacts)
+	}
+	slices.SortStableFunc(runs, func(a, b Run) int { return compareVersions(a.Version, b.Version) })
+	return runs, nil
+}
+
+func loadRun(dir, version, jsonName string) (Run, error) {
+	path := filepath.Join(dir, jsonName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Run{}, err
+	}
+	var suites []types.Report
+	if err := json.Unmarshal(data, &suites); err != nil {
+		return Run{}, fmt.Errorf("%s is not a Ginkgo JSON report: %w", path, err)
+	}
+	return Run{Version: version, Dir: dir, Suites: suites}, nil
+}

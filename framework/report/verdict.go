@@ -1,0 +1,85 @@
+package report
+
+import (
+	"slices"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/podlifecycle/conformance/framework/drift"
+)
+
+// Verdict is what the run says about a statement. Verdicts are ordered by weight: across
+// several specs (or configurations) the heaviest one stands, so one failure is never
+// hidden by passes, and a drift never by conformance.
+type Verdict int
+
+const (
+	NoSpec   Verdict = iota // no spec carries the statement's ID
+	NotRun                  // every spec was filtered out (Slow, label filter, focus)
+	Skipped                 // the specs skipped themselves, with a reason
+	Conforms                // a spec passed; none failed or found drift
+	Drift                   // no spec failed; a passed one found the docs contradicted
+	Fails                   // a spec failed
+)
+
+// Verdicts lists every verdict, heaviest first, as the report counts them.
+var Verdicts = []Verdict{Fails, Drift, Conforms, Skipped, NotRun, NoSpec}
+
+func (v Verdict) String() string {
+	switch v {
+	case NotRun:
+		return "not run"
+	case Skipped:
+		return "skipped"
+	case Conforms:
+		return "conforms"
+	case Drift:
+		return "drift"
+	case Fails:
+		return "fails"
+	default:
+		return "no spec"
+	}
+}
+
+// Class is the verdict as a CSS class name.
+func (v Verdict) Class() string {
+	switch v {
+	case NotRun:
+		return "notrun"
+	case NoSpec:
+		return "nospec"
+	default:
+		return v.String()
+	}
+}
+
+// specVerdict is what spec s says about statement id, given the drift findings it
+// recorded. A finding names its statement; one without a statement is about every
+// statement of the spec.
+func specVerdict(s types.SpecReport, id string, findings []drift.Finding) Verdict {
+	switch {
+	case s.State.Is(types.SpecStateFailureStates):
+		return Fails
+	case s.State == types.SpecStatePassed:
+		if slices.ContainsFunc(findings, func(f drift.Finding) bool { return f.Statement == "" || f.Statement == id }) {
+			return Drift
+		}
+		return Conforms
+	case s.State == types.SpecStateSkipped && s.Failure.Message != "":
+		// Skip(reason) inside the spec: it ran and found the cluster cannot check it.
+		return Skipped
+	default:
+		// Skipped with no message, pending: Ginkgo never ran the spec's body.
+		return NotRun
+	}
+}
+
+// heaviest is the verdict that stands among vs.
+func heaviest(vs ...Verdict) Verdict {
+	out := NoSpec
+	for _, v := range vs {
+		out = max(out, v)
+	}
+	return out
+}

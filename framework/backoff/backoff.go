@@ -250,3 +250,22 @@ func SettingsOf(node facts.Node) Settings {
 		MaxPeriod:          node.MaxRestartPeriod(),
 	}
 }
+
+// Jittered lists the delays (by index) that the pod worker's requeue jitter visibly
+// lengthened: longer than b + o₀ (the loop's own overhead, its first restart) by more
+// than one relist period (Detection), which the overhead's phase alone cannot explain.
+// The docs give exact doublings; any such delay is drift, not a failure (the model
+// allows it).
+func Jittered(expected, measured []time.Duration) []int {
+	if len(expected) == 0 || len(measured) < len(expected) || expected[0] != 0 {
+		return nil
+	}
+	overhead := measured[0]
+	var out []int
+	for i, b := range expected {
+		if b > 0 && measured[i]-b-overhead > Detection {
+			out = append(out, i)
+		}
+	}
+	return out
+}

@@ -164,3 +164,20 @@ func TestLoopTellsBFromTwoB(t *testing.T) {
 		t.Errorf("a zero in the middle (a backoff reset) is not summed: %+v", sum)
 	}
 }
+
+// The jitter is drift only where a delay exceeds b + o₀ by more than a relist period.
+func TestJittered(t *testing.T) {
+	ms := func(v ...int64) []time.Duration {
+		out := make([]time.Duration, len(v))
+		for i, x := range v {
+			out[i] = time.Duration(x) * time.Millisecond
+		}
+		return out
+	}
+	if got := Jittered(ms(0, 2000, 2000, 2000, 2000), ms(1161, 3256, 2959, 2993, 3028)); len(got) != 0 {
+		t.Errorf("max-2s loop without visible jitter: %v", got)
+	}
+	if got := Jittered(ms(0, 1000, 2000, 4000, 8000, 16000), ms(1276, 1997, 2842, 5005, 12046, 17066)); fmt.Sprint(got) != "[4]" {
+		t.Errorf("the 8 s delay measured 12 s: jittered = %v, want [4]", got)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/podlifecycle/conformance/framework/drift"
 	"github.com/podlifecycle/conformance/framework/examples"
 	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
@@ -261,7 +262,14 @@ var _ = Describe("Pod conditions", func() {
 			err = resizeErr(ctx, ns, pod.Name, "1000", "1000")
 			Expect(err).To(HaveOccurred(), "a resize beyond the node's allocatable CPU was accepted")
 			Expect(apierrors.IsForbidden(err)).To(BeTrue(), "want 403 Forbidden, got %v", err)
-			AddReportEntry("finding: resize beyond allocatable", "rejected at admission instead of PodResizePending/Infeasible: "+err.Error())
+			suite.Drift(drift.Observation[string]{
+				Statement:  "PC-9",
+				Topic:      "resize beyond allocatable",
+				Docs:       "a resize the node can never fit is pending with PodResizePending reason Infeasible",
+				Documented: "PodResizePending(Infeasible)",
+				Measured:   "rejected at admission: " + err.Error(),
+				Reproducer: suite.Reproducer(tl.Pod(), "any node; resize cpu requests and limits to 1000"),
+			})
 
 			By("asking for all of the node's allocatable CPU while other pods hold some of it: Deferred")
 			resize(ctx, ns, pod.Name, allocatable, allocatable)

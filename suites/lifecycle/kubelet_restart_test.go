@@ -88,7 +88,6 @@ func restartKubeletUnder(ctx SpecContext, node facts.Node) (*observe.Timeline, c
 	Eventually(func() time.Duration { return time.Since(startedAt) }).WithContext(ctx).WithPolling(500 * time.Millisecond).
 		WithTimeout(13 * time.Second).Should(BeNumerically(">", 12*time.Second))
 
-	AddReportEntry("finding: kubelet restart grace", "a container started less than 10 s before the kubelet restart is treated as new and its probe results reset, whatever the gate (pkg/kubelet/prober kubeletRestartGracePeriod); KR-2 holds for containers older than that")
 	restartAt := time.Now()
 	_, err := env.NodeShell(ctx, node.Name, "systemctl restart kubelet")
 	Expect(err).NotTo(HaveOccurred())

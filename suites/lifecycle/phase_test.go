@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/podlifecycle/conformance/framework/drift"
 	"github.com/podlifecycle/conformance/framework/examples"
 	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
@@ -114,7 +115,15 @@ var _ = Describe("Pod phase", func() {
 			Expect(string(c.Type)).NotTo(Equal("Unschedulable"))
 			types = append(types, string(c.Type))
 		}
-		AddReportEntry("drift: Unschedulable is a PodScheduled reason, not a condition type", fmt.Sprintf("condition types: %v", types))
+		suite.Drift(drift.Observation[bool]{
+			Statement:  "PC-10",
+			Topic:      "Unschedulable is a PodScheduled reason, not a condition type",
+			Docs:       "the Chinese article lists Unschedulable among the pod condition types",
+			Documented: true,
+			Measured:   slices.Contains(types, "Unschedulable"),
+			Evidence:   fmt.Sprintf("condition types of the unschedulable pod: %v; PodScheduled reason: %s", types, corev1.PodReasonUnschedulable),
+			Reproducer: suite.Reproducer(tl.Pod(), "any cluster"),
+		})
 	})
 
 	It("stays Pending while its image cannot be pulled, the container Waiting in ErrImagePull then ImagePullBackOff",

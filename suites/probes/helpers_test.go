@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"github.com/podlifecycle/conformance/framework/drift"
 	"github.com/podlifecycle/conformance/framework/observe"
 	"github.com/podlifecycle/conformance/framework/suite"
 )
@@ -45,14 +46,20 @@ func firstProbeWindow(initialDelay, period time.Duration) (min, max time.Duratio
 	return initialDelay - startedAtTruncation - tickJitter, initialDelay + period + tickJitter
 }
 
-// earlyFirstProbe records, when it happened, that the first probe came before
-// initialDelaySeconds had passed since the container's real start.
-func earlyFirstProbe(measured, initialDelay time.Duration) {
-	if measured < initialDelay {
-		AddReportEntry("drift: PR-4 first probe before initialDelaySeconds", fmt.Sprintf(
-			"the first probe reached the server %d ms after it started, %d ms before initialDelaySeconds (%s): the kubelet counts the delay from StartedAt truncated to whole seconds",
-			measured.Milliseconds(), (initialDelay-measured).Milliseconds(), initialDelay))
-	}
+// earlyFirstProbe records drift when the first probe of pod came before
+// initialDelaySeconds had passed since the container's real start (its own marker).
+func earlyFirstProbe(pod *corev1.Pod, measured, initialDelay time.Duration) {
+	suite.Drift(drift.Observation[time.Duration]{
+		Statement:  "PR-4",
+		Topic:      "first probe before initialDelaySeconds",
+		Docs:       fmt.Sprintf("initialDelaySeconds (%s) delays the first probe", initialDelay),
+		Documented: initialDelay,
+		Measured:   measured,
+		Same:       func(initialDelay, measured time.Duration) bool { return measured >= initialDelay },
+		Evidence: fmt.Sprintf("the first probe reached the server %d ms after it started, %d ms before initialDelaySeconds: the kubelet counts the delay from StartedAt truncated to whole seconds",
+			measured.Milliseconds(), (initialDelay - measured).Milliseconds()),
+		Reproducer: suite.Reproducer(pod, "any node"),
+	})
 }
 
 // server is a probe server container named name, with extra flags.

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"github.com/podlifecycle/conformance/framework/drift"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
 	"github.com/podlifecycle/conformance/framework/suite"
@@ -112,11 +113,20 @@ var _ = Describe("Readiness probe", func() {
 			readyWhileTerminating, _ := tl.FirstPod(func(p *corev1.Pod) bool {
 				return p.DeletionTimestamp != nil && containerReady("server")(p)
 			})
+			evidence := "the pod's container was never seen ready after the delete"
 			if readyWhileTerminating != nil {
-				AddReportEntry("drift: PR-9 pod Ready while terminating", fmt.Sprintf(
-					"the docs (seed 002) say a pod being deleted turns unready; its EndpointSlice endpoint did (ready=false, terminating=true), "+
-						"but the pod's Ready condition stayed True while it terminated (readiness probe: %t): %s\nendpoint states:\n%s", withProbe, observe.SummarizePod(readyWhileTerminating), ep))
+				evidence = fmt.Sprintf("its EndpointSlice endpoint turned ready=false, terminating=true, but the container stayed ready while the pod terminated (readiness probe: %t): %s\nendpoint states:\n%s",
+					withProbe, observe.SummarizePod(readyWhileTerminating), ep)
 			}
+			suite.Drift(drift.Observation[bool]{
+				Statement:  "PR-9",
+				Topic:      "pod Ready while terminating",
+				Docs:       "a pod being deleted turns unready (seed 002)",
+				Documented: false,
+				Measured:   readyWhileTerminating != nil,
+				Evidence:   evidence,
+				Reproducer: suite.Reproducer(pod, "any node"),
+			})
 		},
 		Entry("with a readiness probe", suite.Timeout(podStartBound, endpointBound), true),
 		Entry("without a readiness probe", suite.Timeout(podStartBound, endpointBound), false),

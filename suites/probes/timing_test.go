@@ -46,7 +46,7 @@ var _ = Describe("Probe timing", Label("PR-4"), func() {
 		// one period later (the worker's ticker started when the kubelet saw the pod).
 		min, max := firstProbeWindow(initialDelay, period)
 		within(exp, "start → first probe (ms): initialDelaySeconds", probes[0].Sub(started), min, max, log)
-		earlyFirstProbe(probes[0].Sub(started), initialDelay)
+		earlyFirstProbe(tl.Pod(), probes[0].Sub(started), initialDelay)
 		for i := 1; i < len(probes); i++ {
 			within(exp, "interval between probes (ms): periodSeconds", probes[i].Sub(probes[i-1]), period-tickJitter, period+tickJitter, log)
 		}

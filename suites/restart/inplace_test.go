@@ -3,6 +3,7 @@ package restart
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -10,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/podlifecycle/conformance/framework/backoff"
+	"github.com/podlifecycle/conformance/framework/drift"
 	"github.com/podlifecycle/conformance/framework/examples"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
@@ -70,9 +72,15 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 		took := restartedAt.Sub(exit88)
 		AddReportEntry("in-place restart: watcher exit → main-application start (ms)", took.Milliseconds())
 		Expect(took).To(BeNumerically("<", 2*time.Second+3*backoff.StartLatency), "markers: %v", ms)
-		if slices.Contains(mainEvents, "term") {
-			AddReportEntry("drift: in-place restart sends TERM", "the docs say running containers stop without a grace period; the kubelet sends TERM and kills after its 2 s minimum grace period (markers: "+fmt.Sprint(ms)+")")
-		}
+		suite.Drift(drift.Observation[bool]{
+			Statement:  "RS-11",
+			Topic:      "in-place restart sends TERM",
+			Docs:       "running containers are stopped without a grace period",
+			Documented: false,
+			Measured:   slices.Contains(mainEvents, "term"),
+			Evidence:   "main-application's markers: " + fmt.Sprint(ms.Of("main-application")) + "; the kubelet sends TERM and kills after its 2 s minimum grace period",
+			Reproducer: suite.Reproducer(pod, "RestartAllContainersOnContainerExits on"),
+		})
 
 		By("init containers run again in order, then the sidecar, then the main container")
 		second := ms.After(exit88).WithEvent("start").Containers()
@@ -98,7 +106,15 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 				Expect(string(c.Type)).NotTo(Equal("PodRestartInPlace"))
 			}
 		}
-		AddReportEntry("drift: in-place restart condition", fmt.Sprintf("docs name PodRestartInPlace; the cluster reports %v", seen))
+		suite.Drift(drift.Observation[string]{
+			Statement:  "RS-11",
+			Topic:      "in-place restart condition",
+			Docs:       "a PodRestartInPlace condition is True while the pod restarts in place",
+			Documented: "PodRestartInPlace",
+			Measured:   strings.SplitN(seen[0], "=", 2)[0], // the condition type the cluster uses,
+			Evidence:   fmt.Sprintf("condition transitions seen: %v", seen),
+			Reproducer: suite.Reproducer(pod, "RestartAllContainersOnContainerExits on"),
+		})
 	})
 
 	It("restarts containers that had completed too, overriding the pod's restartPolicy Never", Label("RS-11"), suite.Timeout(podStartBound, 4*time.Second+30*time.Second), func(ctx SpecContext) {

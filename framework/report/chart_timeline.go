@@ -62,5 +62,8 @@ func timelineChart(title string, rows []TimelineRow) ([]byte, error) {
 	}
 	p.Y.Tick.Marker = ticks
 	p.Y.Min, p.Y.Max = -0.7, float64(len(lanes))+0.7
+	p.X.Tick.Marker = wholeTicks{}
+	// Room right of the last observation for the legend, top right.
+	p.X.Min, p.X.Max = 0, max(rows[len(rows)-1].Offset.Seconds(), 1)*1.3
 	return svgOf(p, 7*vg.Inch, vg.Length(len(lanes)+2)*0.45*vg.Inch+1.2*vg.Inch)
 }

@@ -24,7 +24,9 @@ func delaysChart(title string, t backoff.DelayTable) ([]byte, error) {
 	var expected, measured, outside plotter.XYs
 	var allowed ranges
 	var ticks plot.ConstantTicks
+	var highest float64
 	for _, d := range t {
+		highest = max(highest, float64(d.MaxMs), float64(d.MeasuredMs))
 		x := float64(d.Restart)
 		ticks = append(ticks, plot.Tick{Value: x, Label: fmt.Sprint(d.Restart)})
 		expected = append(expected, plotter.XY{X: x, Y: float64(d.ExpectedMs)})
@@ -58,8 +60,10 @@ func delaysChart(title string, t backoff.DelayTable) ([]byte, error) {
 	}
 	p.X.Tick.Marker = ticks
 	p.X.Min, p.X.Max = 0.5, float64(len(t))+0.5
-	p.Y.Min = 0
-	return svgOf(p, 6*vg.Inch, 3.2*vg.Inch)
+	p.Y.Tick.Marker = wholeTicks{}
+	// Room above the highest bar for the legend, top left.
+	p.Y.Min, p.Y.Max = 0, highest*1.3
+	return svgOf(p, 6*vg.Inch, 3.4*vg.Inch)
 }
 
 // experimentChart draws a gmeasure experiment's durations against the ranges the spec
@@ -82,8 +86,15 @@ func experimentChart(title string, rows []MeasurementRow) ([]byte, error) {
 	var allowed ranges
 	var measured, outside plotter.XYs
 	var ticks plot.ConstantTicks
+	var highest float64
 	for i, r := range charted {
-		ticks = append(ticks, plot.Tick{Value: y(i), Label: shorten(r.Name, 48)})
+		ticks = append(ticks, plot.Tick{Value: y(i), Label: shorten(r.Name, 36)})
+		if r.HasRange {
+			highest = max(highest, r.Max)
+		}
+		for _, v := range r.Measured {
+			highest = max(highest, v)
+		}
 		if r.HasRange {
 			allowed = append(allowed, valueRange{At: y(i), Mid: (r.Min + r.Max) / 2, Min: r.Min, Max: r.Max})
 		}
@@ -113,8 +124,10 @@ func experimentChart(title string, rows []MeasurementRow) ([]byte, error) {
 	}
 	p.Y.Tick.Marker = ticks
 	p.Y.Min, p.Y.Max = 0.4, float64(len(charted))+0.6
-	p.X.Min = 0
-	return svgOf(p, 7*vg.Inch, vg.Length(len(charted))*0.4*vg.Inch+1.3*vg.Inch)
+	p.X.Tick.Marker = wholeTicks{}
+	// Room right of the longest bar for the legend, top right.
+	p.X.Min, p.X.Max = 0, highest*1.4
+	return svgOf(p, 8*vg.Inch, vg.Length(len(charted))*0.4*vg.Inch+1.3*vg.Inch)
 }
 
 func addPoints(p *plot.Plot, xys plotter.XYs, name string, c color.Color) error {

@@ -107,7 +107,7 @@ type FactsView struct {
 type DelaysRef struct {
 	NamedDelays
 	Spec  SpecRef
-	Chart []byte // SVG
+	Chart *Chart
 }
 
 // ExperimentRef is a gmeasure experiment of a spec, flattened into rows.
@@ -115,7 +115,7 @@ type ExperimentRef struct {
 	Name  string
 	Spec  SpecRef
 	Rows  []MeasurementRow
-	Chart []byte // SVG
+	Chart *Chart
 }
 
 // MeasurementRow is one measurement of an experiment with the range the spec allowed.
@@ -158,7 +158,7 @@ type PodTimeline struct {
 	File      string // relative to the artifacts directory
 	Rows      []TimelineRow
 	Text      string
-	Chart     []byte // SVG
+	Chart     *Chart
 }
 
 // TimelineRow is one observation of a pod.
@@ -167,4 +167,11 @@ type TimelineRow struct {
 	Offset  time.Duration // since the first observation
 	Kind    string
 	Summary string
+}
+
+// Chart is an SVG drawing, and the file it is written to beside report.md (the HTML
+// has it inline).
+type Chart struct {
+	File string // relative to the report's directory
+	SVG  []byte
 }

@@ -1,0 +1,43 @@
+package report
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+	"time"
+)
+
+//go:embed report.html.tmpl
+var htmlTemplate string
+
+// page is parsed once per call rather than kept in a package variable: rendering is
+// rare and a parsed template is cheap to make.
+func page() (*template.Template, error) {
+	return template.New("report").Funcs(template.FuncMap{
+		"verdicts":  func() []Verdict { return Verdicts },
+		"dur":       func(d time.Duration) string { return roundDuration(d).String() },
+		"short":     shorten,
+		"firstLine": firstLine,
+		"join":      strings.Join,
+		"gates":     gatesText,
+		"settings":  settingsText,
+		"values":    formatValues,
+		"clock":     func(t time.Time) string { return t.UTC().Format("15:04:05.000") },
+		"seconds":   func(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) },
+		// The SVG is gonum/plot's output for the report's own data; vgsvg escapes
+		// every text it draws, so it goes in as markup.
+		"svg": func(c *Chart) template.HTML { return template.HTML(c.SVG) },
+	}).Parse(htmlTemplate)
+}
+
+// WriteHTML writes the report as one self-contained HTML page: inline CSS and SVG, no
+// script, nothing fetched.
+func WriteHTML(w io.Writer, doc Document) error {
+	t, err := page()
+	if err != nil {
+		return err
+	}
+	return t.Execute(w, doc)
+}

@@ -1,0 +1,110 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteMarkdown writes the report as Markdown; its charts are the files named in
+// each Chart, which Write puts beside it.
+func WriteMarkdown(w io.Writer, doc Document) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "# Pod lifecycle conformance report\n\n")
+	fmt.Fprintf(ew, "Artifacts: %s · %d statements · wall time %s\n\n", code(doc.Artifacts), len(doc.Rows), roundDuration(doc.WallTime))
+	mdVerdictCounts(ew, doc)
+	mdSuites(ew, doc)
+	mdMatrix(ew, doc)
+	mdDrift(ew, doc)
+	mdFacts(ew, doc)
+	mdTimings(ew, doc)
+	mdFailures(ew, doc)
+	return ew.err
+}
+
+// errWriter keeps the first write error, so that rendering code stays linear.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return len(p), nil
+	}
+	_, e.err = e.w.Write(p)
+	return len(p), nil
+}
+
+func mdVerdictCounts(w io.Writer, doc Document) {
+	fmt.Fprintf(w, "## Statements by verdict\n\n")
+	header := []string{"verdict", "all"}
+	for _, c := range doc.Columns {
+		header = append(header, c.Label())
+	}
+	mdHeader(w, header...)
+	for _, v := range Verdicts {
+		row := []string{v.String(), fmt.Sprint(doc.Counts[v])}
+		for i := range doc.Columns {
+			row = append(row, fmt.Sprint(doc.ColumnCounts[i][v]))
+		}
+		mdRow(w, row...)
+	}
+	fmt.Fprintf(w, "\n\"all\" is each statement's heaviest verdict over every configuration and version; a configuration's column counts the statements that have specs there.\n\n")
+}
+
+func mdSuites(w io.Writer, doc Document) {
+	fmt.Fprintf(w, "## Suites\n\n")
+	mdHeader(w, "suite", "configuration", "passed", "failed", "skipped", "not run", "wall time")
+	for _, s := range doc.Suites {
+		config := s.Column.Label()
+		if s.ConfigDerived {
+			config += " (from the suite's path: no cluster facts recorded)"
+		}
+		name := s.Suite
+		if s.SetupFailed {
+			name += " — setup failed"
+		}
+		mdRow(w, name, config, fmt.Sprint(s.Passed), fmt.Sprint(s.Failed), fmt.Sprint(s.Skipped), fmt.Sprint(s.NotRun), roundDuration(s.WallTime).String())
+	}
+	fmt.Fprintln(w)
+}
+
+func mdMatrix(w io.Writer, doc Document) {
+	fmt.Fprintf(w, "## Statement matrix\n\n")
+	header := []string{"ID", "statement", "specs"}
+	for _, c := range doc.Columns {
+		header = append(header, c.Label())
+	}
+	mdHeader(w, header...)
+	for _, r := range doc.Rows {
+		row := []string{r.Statement.ID, r.Statement.Short(), fmt.Sprint(len(r.Specs))}
+		for _, c := range r.Cells {
+			text := c.CellText()
+			if c.Specs > 0 && c.Verdict != Conforms {
+				text = "**" + text + "**"
+			}
+			if len(c.Reasons) > 0 {
+				text += ": " + shorten(strings.Join(c.Reasons, "; "), 160)
+			}
+			row = append(row, text)
+		}
+		mdRow(w, row...)
+	}
+	fmt.Fprintf(w, "\n– : the statement has no spec in that configuration.\n\n")
+	fmt.Fprintf(w, "### Specs of each statement\n\n")
+	for _, r := range doc.Rows {
+		if len(r.Specs) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "- **%s**\n", r.Statement.ID)
+		for _, s := range r.Specs {
+			line := fmt.Sprintf("%s (%s, %s): %s", s.Text, s.Suite, s.Column.Label(), s.Verdict)
+			if s.Reason != "" && s.Verdict != Conforms {
+				line += " — " + firstLine(s.Reason)
+			}
+			fmt.Fprintf(w, "  - %s\n", cell(line))
+		}
+	}
+	fmt.Fprintln(w)
+}

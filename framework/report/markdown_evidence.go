@@ -1,0 +1,150 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+func mdDrift(w io.Writer, doc Document) {
+	fmt.Fprintf(w, "## Drift found\n\n")
+	if len(doc.Findings) == 0 {
+		fmt.Fprintf(w, "No spec found the cluster contradicting the docs.\n\n")
+	}
+	for _, f := range doc.Findings {
+		statement := f.Statement
+		if statement == "" {
+			statement = "every statement of the spec"
+		}
+		fmt.Fprintf(w, "### %s — %s\n\n", cell(statement), cell(f.Topic))
+		fmt.Fprintf(w, "- Spec: %s (%s, %s)\n", cell(f.Spec.Text), f.Spec.Suite, f.Spec.Column.Label())
+		fmt.Fprintf(w, "- The docs say: %s\n", cell(f.Docs))
+		fmt.Fprintf(w, "- Measured: %s\n\n", cell(f.Measured))
+		if f.Evidence != "" {
+			fmt.Fprintf(w, "Evidence:\n\n")
+			fence(w, f.Evidence)
+		}
+		if f.Reproducer != "" {
+			fmt.Fprintf(w, "Reproducer:\n\n")
+			fence(w, f.Reproducer)
+		}
+	}
+	if len(doc.DriftNotes) > 0 {
+		fmt.Fprintf(w, "### Drift notes without a finding\n\n")
+		fmt.Fprintf(w, "Entries named \"drift: …\" whose value is text, not a drift.Finding: shown, not counted in any verdict.\n\n")
+		mdHeader(w, "topic", "note", "spec")
+		for _, n := range doc.DriftNotes {
+			mdRow(w, n.Topic, shorten(n.Text, 300), n.Spec.Text)
+		}
+		fmt.Fprintln(w)
+	}
+	if doc.KnownDrift != "" {
+		fmt.Fprintf(w, "### Known drift (from the statement catalogue)\n\n%s\n\n", doc.KnownDrift)
+	}
+}
+
+func mdFacts(w io.Writer, doc Document) {
+	fmt.Fprintf(w, "## Cluster facts\n\n")
+	for _, v := range doc.Facts {
+		fmt.Fprintf(w, "### %s (%s)\n\n", v.Column.Label(), code(v.Column.Config))
+		fmt.Fprintf(w, "Suites: %s\n\n", strings.Join(v.Suites, ", "))
+		if len(v.Derived) > 0 {
+			fmt.Fprintf(w, "No cluster facts recorded by %s: their configuration is derived from the suite's path.\n\n", strings.Join(v.Derived, ", "))
+		}
+		for _, c := range v.Clusters {
+			fmt.Fprintf(w, "#### Cluster %s\n\n", code(c.Cluster))
+			fmt.Fprintf(w, "- Server version: %s\n- Kind config: %s\n\n", code(c.ServerVersion), code(c.Config))
+			if len(c.Components) > 0 {
+				mdHeader(w, "component", "node", "gates", "source")
+				for _, comp := range c.Components {
+					mdRow(w, comp.Name, comp.Node, gatesText(comp.Gates), comp.Source)
+				}
+				fmt.Fprintln(w)
+			}
+			if len(c.Nodes) > 0 {
+				mdHeader(w, "node", "profile", "kubelet", "kubelet settings", "declared features", "taints")
+				for _, n := range c.Nodes {
+					kubelet := n.KubeletVersion
+					if n.KubeletSHA256 != "" {
+						kubelet += " (sha256 " + n.KubeletSHA256 + ")"
+					}
+					mdRow(w, n.Name, n.Profile, kubelet, settingsText(n.KubeletSettings), strings.Join(n.DeclaredFeatures, " "), strings.Join(n.Taints, " "))
+				}
+				fmt.Fprintln(w)
+			}
+			if len(c.Images) > 0 {
+				mdHeader(w, "image", "built from")
+				for _, img := range c.Images {
+					mdRow(w, code(img.Image), img.Source)
+				}
+				fmt.Fprintln(w)
+			}
+		}
+	}
+}
+
+func mdTimings(w io.Writer, doc Document) {
+	fmt.Fprintf(w, "## Timing\n\n")
+	if len(doc.Delays) > 0 {
+		fmt.Fprintf(w, "### Crash-loop restart delays\n\n")
+	}
+	for _, d := range doc.Delays {
+		fmt.Fprintf(w, "#### On %s\n\nSpec: %s (%s)\n\n", cell(d.What), cell(d.Spec.Text), d.Spec.Column.Label())
+		mdHeader(w, "restart", "expected (ms)", "measured (ms)", "allowed (ms)", "within")
+		for _, r := range d.Table {
+			mdRow(w, fmt.Sprint(r.Restart), fmt.Sprint(r.ExpectedMs), fmt.Sprint(r.MeasuredMs),
+				fmt.Sprintf("%d–%d", r.MinMs, r.MaxMs), withinText(true, r.MeasuredMs >= r.MinMs && r.MeasuredMs <= r.MaxMs))
+		}
+		fmt.Fprintln(w)
+		mdChart(w, d.Chart, "restart delays on "+d.What)
+	}
+	if len(doc.Experiments) > 0 {
+		fmt.Fprintf(w, "### Measured spans\n\n")
+	}
+	for _, e := range doc.Experiments {
+		fmt.Fprintf(w, "#### %s\n\nSpec: %s (%s)\n\n", cell(e.Name), cell(e.Spec.Text), e.Spec.Column.Label())
+		mdHeader(w, "measurement", "measured", "allowed", "within")
+		for _, r := range e.Rows {
+			mdRow(w, r.Name, formatValues(r.Measured, r.Unit), r.Allowed, withinText(r.HasRange, r.Within()))
+		}
+		fmt.Fprintln(w)
+		mdChart(w, e.Chart, e.Name)
+	}
+}
+
+func mdFailures(w io.Writer, doc Document) {
+	fmt.Fprintf(w, "## Failed specs\n\n")
+	if len(doc.Failures) == 0 {
+		fmt.Fprintf(w, "None.\n\n")
+	}
+	for _, f := range doc.Failures {
+		fmt.Fprintf(w, "### %s\n\n", cell(f.Spec.Text))
+		fmt.Fprintf(w, "- Suite: %s (%s)\n- Spec: %s\n- Failed at: %s\n\n", f.Spec.Suite, f.Spec.Column.Label(), code(f.Spec.Location), code(f.Location))
+		fence(w, f.Message)
+		for _, tl := range f.Timelines {
+			fmt.Fprintf(w, "#### Timeline of pod %s\n\n", code(tl.Pod))
+			if len(tl.Rows) == 0 {
+				fmt.Fprintf(w, "(no saved timeline found; the spec's report has it as text)\n\n")
+				fence(w, tl.Text)
+				continue
+			}
+			fmt.Fprintf(w, "Saved as %s.\n\n", code(tl.File))
+			mdChart(w, tl.Chart, "timeline of "+tl.Pod)
+			mdHeader(w, "seen", "+s", "kind", "observed")
+			for _, r := range tl.Rows {
+				mdRow(w, r.Seen.UTC().Format("15:04:05.000"), fmt.Sprintf("%.3f", r.Offset.Seconds()), r.Kind, r.Summary)
+			}
+			fmt.Fprintln(w)
+		}
+		for _, l := range f.KubeletLogs {
+			fmt.Fprintf(w, "#### Kubelet log on %s\n\n", code(l.Node))
+			fence(w, l.Lines)
+		}
+	}
+}
+
+func mdChart(w io.Writer, c *Chart, alt string) {
+	if c != nil {
+		fmt.Fprintf(w, "![%s](%s)\n\n", strings.NewReplacer("[", "(", "]", ")").Replace(alt), c.File)
+	}
+}

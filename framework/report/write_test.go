@@ -1,0 +1,148 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/podlifecycle/conformance/framework/backoff"
+)
+
+func TestWriteMakesAWellFormedSelfContainedPage(t *testing.T) {
+	doc := fixtureDocument(t)
+	dir := t.TempDir()
+	written, err := Write(doc, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(written.HTML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]bool{}
+	svgs := 0
+	// Parsed as strict XML: every element closed, every entity known, attributes
+	// quoted; a page that passes renders the same in any browser.
+	d := xml.NewDecoder(bytes.NewReader(page))
+	d.Strict = true
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("report.html is not well-formed: %v", err)
+		}
+		el, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		switch el.Name.Local {
+		case "script", "link", "img", "iframe", "object":
+			t.Errorf("report.html has a <%s>: it must need nothing beyond itself", el.Name.Local)
+		case "svg":
+			svgs++
+		}
+		for _, a := range el.Attr {
+			if (a.Name.Local == "src" || a.Name.Local == "href") && !strings.HasPrefix(a.Value, "#") {
+				t.Errorf("<%s %s=%q> points outside the page", el.Name.Local, a.Name.Local, a.Value)
+			}
+			if strings.HasPrefix(a.Name.Local, "on") {
+				t.Errorf("<%s %s> is a script", el.Name.Local, a.Name.Local)
+			}
+			if el.Name.Local == "tr" && a.Name.Local == "id" {
+				rows[a.Value] = true
+			}
+		}
+	}
+	for _, r := range doc.Rows {
+		if !rows[r.Statement.ID] {
+			t.Errorf("the matrix has no row for %s", r.Statement.ID)
+		}
+	}
+	if want := len(chartsOf(doc)); svgs != want || want < 4 {
+		t.Errorf("%d inline charts, want %d (two delay tables, one experiment, one timeline)", svgs, want)
+	}
+	for _, want := range []string{"TerminationByKubelet", "kubectl delete pod leaving", "Killing container with a grace period", "allowed 5600–6250 ms"} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+
+	md, err := os.ReadFile(written.Markdown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range doc.Rows {
+		if !bytes.Contains(md, []byte("| "+r.Statement.ID+" |")) {
+			t.Errorf("report.md has no matrix row for %s", r.Statement.ID)
+		}
+	}
+	for _, c := range chartsOf(doc) {
+		if !bytes.Contains(md, []byte("]("+c.File+")")) {
+			t.Errorf("report.md does not show %s", c.File)
+		}
+		if _, err := os.Stat(filepath.Join(dir, c.File)); err != nil {
+			t.Errorf("chart file: %v", err)
+		}
+	}
+}
+
+func TestChartsAreDrawnByGonum(t *testing.T) {
+	svg, err := delaysChart("restart delays", backoff.DelayTable{
+		{Restart: 1, ExpectedMs: 0, MeasuredMs: 428, MinMs: 0, MaxMs: 4000},
+		{Restart: 2, ExpectedMs: 10000, MeasuredMs: 19000, MinMs: 9900, MaxMs: 18000},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(svg)
+	// vgsvg's signature: it flips the y axis of the whole drawing so that its origin
+	// is at the bottom left.
+	if !strings.HasPrefix(s, "<svg") || !strings.Contains(s, "scale(1, -1) translate(0, -") {
+		t.Errorf("not a vgsvg drawing:\n%.300s", s)
+	}
+	for _, label := range []string{"delay (ms)", "restart", "measured, outside the range", "documented"} {
+		if !strings.Contains(s, ">"+label+"<") {
+			t.Errorf("chart lacks the label %q", label)
+		}
+	}
+	if err := xml.Unmarshal(svg, new(struct{})); err != nil {
+		t.Errorf("chart is not well-formed XML: %v", err)
+	}
+}
+
+func TestTimelineLanes(t *testing.T) {
+	rows := []TimelineRow{
+		{Offset: 0, Kind: "pod", Summary: "phase=Pending"},
+		{Offset: 100e6, Kind: "event", Summary: "Normal Scheduled"},
+		{Offset: 200e6, Kind: "pod", Summary: "phase=Pending node=n PodScheduled=True | init: Running(since 10:00:00) restarts=0 ready=false | app: Waiting(PodInitializing) restarts=0 ready=false"},
+		{Offset: 900e6, Kind: "pod", Summary: "phase=Running node=n | init: Terminated(Completed, exit 0, 10:00:00..10:00:01) restarts=0 ready=false | app: Running(since 10:00:01) restarts=0 ready=true"},
+		{Offset: 2000e6, Kind: "deleted", Summary: "pod deleted from the API"},
+	}
+	lanes, events := lanesOf(rows)
+	var got []string
+	for _, l := range lanes {
+		var states []string
+		for _, s := range l.Spans {
+			states = append(states, s.State+"@"+s.From.String()+"-"+s.To.String())
+		}
+		got = append(got, l.Name+": "+strings.Join(states, " "))
+	}
+	want := []string{
+		"pod phase: Pending@0s-900ms Running@900ms-2s",
+		"init: Running@200ms-900ms Terminated@900ms-2s",
+		"app: Waiting@200ms-900ms Running@900ms-2s",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("lanes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(events) != 1 || events[0] != 100e6 {
+		t.Errorf("events %v", events)
+	}
+}

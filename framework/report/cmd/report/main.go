@@ -1,0 +1,75 @@
+// Command report writes the conformance report of a run from its saved artifacts:
+// report.html (self-contained: inline CSS and SVG, no script, nothing fetched) and
+// report.md with its charts, and prints a one-screen summary.
+//
+//	go run ./framework/report/cmd/report [-artifacts _artifacts] [-statements ../shared/docs/STATEMENTS.md] [-out DIR]
+//
+// It reads <artifacts>/e2e.json and, for a run over several Kubernetes versions
+// (K8S_VERSIONS), <artifacts>/<version>/e2e.json; -json names another report file
+// (make e2e-<suite> writes <suite>.json).
+//
+// With -rerun-failed it writes nothing and prints, for each suite with failed specs,
+// one line "<suite dir> <ginkgo flags…>" that selects only those specs
+// (--focus-file=<file>:<line>), or the suite dir alone when the suite's setup failed.
+// A Makefile recipe runs them with the run's usual flags:
+//
+//	go run ./framework/report/cmd/report -rerun-failed | while read -r suite flags; do \
+//		$(GINKGO) $(GINKGO_FLAGS) $$flags $$suite || status=1; done
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/podlifecycle/conformance/framework/report"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	artifacts := flag.String("artifacts", "_artifacts", "the run's artifacts directory (Ginkgo's JSON reports and the suites' artifacts)")
+	statements := flag.String("statements", "../shared/docs/STATEMENTS.md", "the statement catalogue")
+	out := flag.String("out", "", "where to write report.html, report.md and report-charts/ (default: the artifacts directory)")
+	jsonName := flag.String("json", "e2e.json", "the Ginkgo JSON report's file name, at the top of the artifacts directory or in each version directory")
+	rerun := flag.Bool("rerun-failed", false, "print the suites and Ginkgo flags that rerun only the failed specs, one suite per line, and write no report")
+	version := flag.String("version", "", "with -rerun-failed: only this Kubernetes version's failures")
+	flag.Parse()
+	if flag.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %v", flag.Args())
+	}
+
+	runs, err := report.LoadRuns(*artifacts, *jsonName)
+	if err != nil {
+		return err
+	}
+	if *rerun {
+		return report.WriteRerun(os.Stdout, report.RerunFailed(runs, *version))
+	}
+	if *version != "" {
+		return errors.New("-version applies to -rerun-failed only; the report covers every version")
+	}
+	cat, err := report.ReadCatalogue(*statements)
+	if err != nil {
+		return err
+	}
+	doc, err := report.Build(*artifacts, runs, cat)
+	if err != nil {
+		return err
+	}
+	dir := *out
+	if dir == "" {
+		dir = *artifacts
+	}
+	written, err := report.Write(doc, dir)
+	if err != nil {
+		return err
+	}
+	return report.WriteSummary(os.Stdout, doc, written.HTML)
+}

@@ -1,0 +1,28 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestSummaryFitsOneScreen(t *testing.T) {
+	doc := fixtureDocument(t)
+	var out bytes.Buffer
+	if err := WriteSummary(&out, doc, "/tmp/x/report.html"); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{
+		"suites/termination", "suites/restart/profiles",
+		"statements: 21 — fails 1 · drift 4 · conforms 11 · skipped 1 · not run 3 · no spec 1",
+		"drift findings: 3", "suites/termination/sidecar_test.go:84", "wall time: ", "report: /tmp/x/report.html",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("summary lacks %q:\n%s", want, s)
+		}
+	}
+	if lines := strings.Count(s, "\n"); lines > 40 {
+		t.Errorf("summary has %d lines", lines)
+	}
+}

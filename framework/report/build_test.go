@@ -109,7 +109,7 @@ func TestMatrixListsEveryCatalogueIDAndCountsMatch(t *testing.T) {
 		recount[r.Verdict]++
 	}
 	total := 0
-	for _, v := range Verdicts {
+	for _, v := range Verdicts() {
 		if doc.Counts[v] != recount[v] {
 			t.Errorf("%s: counted %d, rows say %d", v, doc.Counts[v], recount[v])
 		}

@@ -56,7 +56,7 @@ func timelineChart(title string, rows []TimelineRow) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		marks.GlyphStyle = draw.GlyphStyle{Color: colourEvent, Radius: vg.Points(3), Shape: draw.CrossGlyph{}}
+		marks.GlyphStyle = draw.GlyphStyle{Color: rgb(colourEvent), Radius: vg.Points(3), Shape: draw.CrossGlyph{}}
 		p.Add(marks)
 		p.Legend.Add(fmt.Sprintf("event (%d)", len(events)), marks)
 	}

@@ -42,20 +42,20 @@ func delaysChart(title string, t backoff.DelayTable) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	bars.Color = colourAllowed
+	bars.Color = rgb(colourAllowed)
 	bars.Width = vg.Points(2)
 	line, points, err := plotter.NewLinePoints(expected)
 	if err != nil {
 		return nil, err
 	}
-	line.Color, points.Color = colourExpected, colourExpected
+	line.Color, points.Color = rgb(colourExpected), rgb(colourExpected)
 	p.Add(bars, line, points)
 	p.Legend.Add("allowed", legendLine(bars.LineStyle))
 	p.Legend.Add("documented", line, points)
-	if err := addPoints(p, measured, "measured", colourMeasured); err != nil {
+	if err := addPoints(p, measured, "measured", rgb(colourMeasured)); err != nil {
 		return nil, err
 	}
-	if err := addPoints(p, outside, "measured, outside the range", colourOutside); err != nil {
+	if err := addPoints(p, outside, "measured, outside the range", rgb(colourOutside)); err != nil {
 		return nil, err
 	}
 	p.X.Tick.Marker = ticks
@@ -111,15 +111,15 @@ func experimentChart(title string, rows []MeasurementRow) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		bars.Color = colourAllowed
+		bars.Color = rgb(colourAllowed)
 		bars.Width = vg.Points(2)
 		p.Add(bars)
 		p.Legend.Add("allowed", legendLine(bars.LineStyle))
 	}
-	if err := addPoints(p, measured, "measured", colourMeasured); err != nil {
+	if err := addPoints(p, measured, "measured", rgb(colourMeasured)); err != nil {
 		return nil, err
 	}
-	if err := addPoints(p, outside, "measured, outside the range", colourOutside); err != nil {
+	if err := addPoints(p, outside, "measured, outside the range", rgb(colourOutside)); err != nil {
 		return nil, err
 	}
 	p.Y.Tick.Marker = ticks

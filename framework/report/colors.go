@@ -3,34 +3,39 @@ package report
 import "image/color"
 
 // Colours of the charts, one per state or series, chosen to read apart in print.
-var (
-	colourWaiting    = color.RGBA{R: 0xe6, G: 0xa1, B: 0x17, A: 0xff}
-	colourRunning    = color.RGBA{R: 0x2e, G: 0x9e, B: 0x4f, A: 0xff}
-	colourTerminated = color.RGBA{R: 0x7a, G: 0x7a, B: 0x7a, A: 0xff}
-	colourSucceeded  = color.RGBA{R: 0x2b, G: 0x6c, B: 0xb0, A: 0xff}
-	colourFailed     = color.RGBA{R: 0xc0, G: 0x39, B: 0x2b, A: 0xff}
-	colourOther      = color.RGBA{R: 0x8e, G: 0x44, B: 0xad, A: 0xff}
-	colourExpected   = color.RGBA{R: 0x2b, G: 0x6c, B: 0xb0, A: 0xff}
-	colourAllowed    = color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff}
-	colourMeasured   = color.RGBA{R: 0xd3, G: 0x54, B: 0x00, A: 0xff}
-	colourOutside    = color.RGBA{R: 0xc0, G: 0x39, B: 0x2b, A: 0xff}
-	colourEvent      = color.Black
+const (
+	colourWaiting    = 0xe6a117
+	colourRunning    = 0x2e9e4f
+	colourTerminated = 0x7a7a7a
+	colourSucceeded  = 0x2b6cb0
+	colourFailed     = 0xc0392b
+	colourOther      = 0x8e44ad
+	colourExpected   = 0x2b6cb0
+	colourAllowed    = 0x999999
+	colourMeasured   = 0xd35400
+	colourOutside    = 0xc0392b
+	colourEvent      = 0x000000
 )
+
+// rgb is an opaque colour from its hex code.
+func rgb(hex uint32) color.Color {
+	return color.RGBA{R: uint8(hex >> 16), G: uint8(hex >> 8), B: uint8(hex), A: 0xff}
+}
 
 // stateColour is the colour of a pod phase or container state in a timeline chart.
 func stateColour(state string) color.Color {
 	switch state {
 	case "Pending", "Waiting":
-		return colourWaiting
+		return rgb(colourWaiting)
 	case "Running":
-		return colourRunning
+		return rgb(colourRunning)
 	case "Terminated":
-		return colourTerminated
+		return rgb(colourTerminated)
 	case "Succeeded":
-		return colourSucceeded
+		return rgb(colourSucceeded)
 	case "Failed":
-		return colourFailed
+		return rgb(colourFailed)
 	default:
-		return colourOther
+		return rgb(colourOther)
 	}
 }

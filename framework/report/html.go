@@ -16,7 +16,7 @@ var htmlTemplate string
 // rare and a parsed template is cheap to make.
 func page() (*template.Template, error) {
 	return template.New("report").Funcs(template.FuncMap{
-		"verdicts":  func() []Verdict { return Verdicts },
+		"verdicts":  Verdicts,
 		"dur":       func(d time.Duration) string { return roundDuration(d).String() },
 		"short":     shorten,
 		"firstLine": firstLine,

@@ -34,8 +34,8 @@ type Count struct {
 
 // CountList is counts heaviest first, as the report shows them.
 func CountList(counts map[Verdict]int) []Count {
-	out := make([]Count, 0, len(Verdicts))
-	for _, v := range Verdicts {
+	out := make([]Count, 0, len(Verdicts()))
+	for _, v := range Verdicts() {
 		out = append(out, Count{v, counts[v]})
 	}
 	return out

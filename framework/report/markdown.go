@@ -43,7 +43,7 @@ func mdVerdictCounts(w io.Writer, doc Document) {
 		header = append(header, c.Label())
 	}
 	mdHeader(w, header...)
-	for _, v := range Verdicts {
+	for _, v := range Verdicts() {
 		row := []string{v.String(), fmt.Sprint(doc.Counts[v])}
 		for i := range doc.Columns {
 			row = append(row, fmt.Sprint(doc.ColumnCounts[i][v]))

@@ -23,7 +23,9 @@ const (
 )
 
 // Verdicts lists every verdict, heaviest first, as the report counts them.
-var Verdicts = []Verdict{Fails, Drift, Conforms, Skipped, NotRun, NoSpec}
+func Verdicts() []Verdict {
+	return []Verdict{Fails, Drift, Conforms, Skipped, NotRun, NoSpec}
+}
 
 func (v Verdict) String() string {
 	switch v {

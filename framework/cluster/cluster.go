@@ -84,6 +84,12 @@ func (c *Cluster) LocalNodes(ctx context.Context, nodes []facts.Node) bool {
 	return len(nodes) > 0
 }
 
+// NodeImage is the image the container of a node of a cluster with LocalNodes was made
+// from, and its labels: the report says where each node's software came from.
+func NodeImage(ctx context.Context, node string) (image string, labels map[string]string, err error) {
+	return host.NodeImage(ctx, node)
+}
+
 // FromEnvironment picks the provider: an existing cluster when KUBECONFIG is set
 // (how users validate their own kubelet), otherwise a kind cluster made from
 // kindConfig, a path relative to the repository root.

@@ -76,6 +76,10 @@ func Setup(name, kindConfig string) *Env {
 			Fail(err.Error())
 		}
 		env.Artifacts = filepath.Join(ArtifactsDir(), name)
+		// One process's record is the suite's: every process sees the same cluster.
+		if GinkgoParallelProcess() == 1 {
+			env.recordClusterFacts(ctx, kindConfig)
+		}
 	})
 
 	ReportAfterSuite("statements and cluster release", func(ctx SpecContext, r Report) {

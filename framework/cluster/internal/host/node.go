@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -36,4 +37,22 @@ func FlushWriteback(ctx context.Context, node string) (dirtyKB int, took time.Du
 func RunsKindNode(ctx context.Context, name, providerID string) bool {
 	return strings.HasPrefix(providerID, "kind://docker/") &&
 		exec.CommandContext(ctx, "docker", "inspect", "--type", "container", name).Run() == nil
+}
+
+// NodeImage is the image a node's container was made from and the labels it carries:
+// the image's own (a node image with another kubelet names its version and sha256)
+// and kind's.
+func NodeImage(ctx context.Context, name string) (image string, labels map[string]string, err error) {
+	out, err := exec.CommandContext(ctx, "docker", "inspect", "--type", "container", "--format", "{{json .Config}}", name).Output()
+	if err != nil {
+		return "", nil, fmt.Errorf("docker inspect %s: %w", name, err)
+	}
+	var cfg struct {
+		Image  string
+		Labels map[string]string
+	}
+	if err := json.Unmarshal(out, &cfg); err != nil {
+		return "", nil, fmt.Errorf("docker inspect %s: %w", name, err)
+	}
+	return cfg.Image, cfg.Labels, nil
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/report"
 )
 
 // PodStartBound bounds the start of a pod whose images are already on the node: the
@@ -45,16 +46,18 @@ func (e *Env) Namespace(ctx context.Context) string {
 
 // Run starts a timeline for pod, creates it in ns and returns the timeline. The
 // timeline is attached to the spec's report (printed when the spec fails) and saved
-// under the suite's artifacts; the pod goes with its namespace.
+// under the suite's artifacts; when the spec fails, so are the kubelet's log lines
+// about the pod, if the node has a shell. The pod goes with its namespace.
 func (e *Env) Run(ctx context.Context, ns string, pod *corev1.Pod) *observe.Timeline {
 	GinkgoHelper()
 	tl, err := observe.Record(context.WithoutCancel(ctx), e.Client, ns, pod.Name)
 	if err != nil {
 		Fail(fmt.Sprintf("watching pod %s/%s: %v", ns, pod.Name, err))
 	}
+	e.watchForKubeletLog(tl)
 	DeferCleanup(func() {
 		tl.Stop()
-		AddReportEntry("timeline "+pod.Name, tl.String(), ReportEntryVisibilityFailureOrVerbose)
+		AddReportEntry(report.TimelineEntryPrefix+pod.Name, tl.String(), ReportEntryVisibilityFailureOrVerbose)
 		if err := tl.Save(e.Artifacts, CurrentSpecReport().FullText()); err != nil {
 			GinkgoWriter.Printf("saving timeline of %s: %v\n", pod.Name, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -29,6 +30,9 @@ type Env struct {
 	Facts   *facts.Facts
 	// Artifacts is the directory for this suite's per-spec artifacts.
 	Artifacts string
+
+	mu      sync.Mutex
+	running *specPods // the running spec's pods, for the kubelet's log if it fails
 }
 
 // Setup registers the suite's cluster lifecycle. kindConfig is relative to the

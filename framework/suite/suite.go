@@ -86,6 +86,8 @@ func Setup(name, kindConfig string) *Env {
 		}
 	})
 
+	newProgress(name).register()
+
 	ReportAfterSuite("statements and cluster release", func(ctx SpecContext, r Report) {
 		if err := WriteStatementReport(filepath.Join(ArtifactsDir(), name+"-statements.json"), r); err != nil {
 			fmt.Fprintf(os.Stderr, "writing statement report: %v\n", err)

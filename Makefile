@@ -46,10 +46,25 @@ export NODE_IMAGE
 # under _artifacts/.
 K8S_VERSIONS ?=
 
-GINKGO_FLAGS = -v --keep-going --timeout=80m --poll-progress-after=120s \
+# No -v: a passing spec is one mark at the end of the progress line the suite prints
+# as it ends (framework/suite), and a failed one is printed in full, with its pods'
+# timelines and kubelet log lines (report entries shown on failure). A spec still
+# running after 120 s gets Ginkgo's progress report, saying where it waits.
+GINKGO_FLAGS = --keep-going --timeout=80m --poll-progress-after=120s \
 	--label-filter='$(LABELS)' $(if $(FOCUS),--focus='$(FOCUS)')
 
-.PHONY: test e2e images clean $(addprefix e2e-,$(ALL_SUITES))
+# RERUN_FAILED=1: run only what failed in the last run, as its saved JSON report says
+# (the report command's -rerun-failed: each failed spec by file and line, or a whole
+# suite whose setup failed), with the LABELS and FOCUS given now. That run's JSON is
+# kept as <name>.before-rerun.json; the rerun's takes its place.
+RERUN_FAILED ?=
+REPORT := go run ./framework/report/cmd/report
+# make report reads this JSON report (make e2e-<suite> writes <suite>.json).
+REPORT_JSON ?= e2e.json
+# Wall time of each phase of the last make e2e: image build, each suite, the report.
+PHASES = $(ARTIFACTS)/phases.txt
+
+.PHONY: test e2e images report clean $(addprefix e2e-,$(ALL_SUITES))
 
 test:
 	bash images/scripts/lint.sh
@@ -61,30 +76,63 @@ test:
 # KUBECONFIG set: run against that cluster and build nothing. With K8S_VERSIONS the
 # run builds each version's images itself.
 images:
-	@if [ -n "$${KUBECONFIG:-}" ]; then echo "KUBECONFIG is set: using that cluster, no images built."; \
+	@mkdir -p $(ARTIFACTS); start=$$(date +%s); \
+	if [ -n "$${KUBECONFIG:-}" ]; then echo "KUBECONFIG is set: using that cluster, no images built."; \
 		echo "Its nodes need the test images ($(CACHE)/test-images.txt; built by \`make images\` without KUBECONFIG, as $(CACHE)/test-images.tar)."; \
 	elif [ -n "$(K8S_VERSIONS)" ]; then echo "K8S_VERSIONS is set: images are built per version"; \
-	else bash images/build.sh; fi
+	else bash images/build.sh; fi; \
+	secs=$$(( $$(date +%s) - start )); printf '%-40s %4dm%02ds\n' images $$((secs / 60)) $$((secs % 60)) >$(PHASES)
 
 # run_suites REPORT SUITE_PATHS: the suites of one run share their clusters
 # (E2E_RUN_ID); the clusters the run made are deleted once every suite has passed,
 # and kept (with a note on how to inspect them) when one fails. Per version of
 # K8S_VERSIONS: its images, its node image (NODE_IMAGE) and server version
 # (E2E_SERVER_VERSION), its artifacts directory; a failing version does not stop the
-# next one.
+# next one. The report is written whatever the suites' outcome, and the exit status
+# is theirs (or the report's failure after green suites). With RERUN_FAILED, the
+# specs to run are the failed ones of REPORT.json, by --focus-file (a whole suite, by
+# a regular expression for the files directly in its directory), all in one Ginkgo
+# run so that REPORT.json holds them all.
 define run_suites
 	@mkdir -p $(ARTIFACTS)
 	export E2E_RUN_ID=$$(date +%s%N); status=0; \
+	phase() { printf '%-40s %4dm%02ds\n' "$$1" $$(($$2 / 60)) $$(($$2 % 60)) >>$(PHASES); }; \
 	for version in $(or $(K8S_VERSIONS),default); do \
-		out=$(ARTIFACTS); \
+		out=$(ARTIFACTS); suffix=; \
 		if [ "$$version" != default ]; then \
-			out=$(ARTIFACTS)/$$version; mkdir -p $$out; echo "== Kubernetes $$version"; \
+			out=$(ARTIFACTS)/$$version; suffix=" $$version"; mkdir -p $$out; echo "== Kubernetes $$version"; \
+			t=$$(date +%s); \
 			if [ -z "$${KUBECONFIG:-}" ]; then KUBERNETES_VERSION=$$version bash images/build.sh || { status=1; continue; }; fi; \
+			phase "images$$suffix" $$(( $$(date +%s) - t )); \
 			export E2E_SERVER_VERSION=$$version NODE_IMAGE=$$(KUBERNETES_VERSION=$$version bash images/scripts/kubelet.sh); \
 		fi; \
-		E2E_ARTIFACTS=$(CURDIR)/$$out $(GINKGO) $(GINKGO_FLAGS) --output-dir=$$out --json-report=$(1).json --junit-report=$(1)-junit.xml $(2) || status=1; \
+		suites=($(2)); focus=(); \
+		if [ -n "$(RERUN_FAILED)" ]; then \
+			[ -f $$out/$(1).json ] || { echo "RERUN_FAILED: no $$out/$(1).json of an earlier run"; status=1; continue; }; \
+			saved=$$(mktemp -d); ln -s "$$(realpath $$out/$(1).json)" $$saved/; \
+			rerun=$$($(REPORT) -artifacts $$saved -json $(1).json -rerun-failed) || { rm -rf $$saved; status=1; continue; }; \
+			rm -rf $$saved; suites=(); \
+			while read -r suite flags; do \
+				[ -n "$$suite" ] || continue; suites+=("$$suite"); \
+				if [ -n "$$flags" ]; then focus+=($$flags); else focus+=("--focus-file=$${suite#./}/[^/]*$$"); fi; \
+			done <<<"$$rerun"; \
+			if [ $${#suites[@]} = 0 ]; then echo "RERUN_FAILED: nothing failed in $$out/$(1).json; nothing to run"; continue; fi; \
+			echo "RERUN_FAILED: running again what failed in $$out/$(1).json (kept as $(1).before-rerun.json):"; sed 's/^/  /' <<<"$$rerun"; \
+			cp $$out/$(1).json $$out/$(1).before-rerun.json; \
+		fi; \
+		t=$$(date +%s); \
+		E2E_ARTIFACTS=$(CURDIR)/$$out $(GINKGO) $(GINKGO_FLAGS) "$${focus[@]}" --output-dir=$$out --json-report=$(1).json --junit-report=$(1)-junit.xml "$${suites[@]}" || status=1; \
+		phase "suites$$suffix" $$(( $$(date +%s) - t )); \
+		if command -v jq >/dev/null && [ -f $$out/$(1).json ]; then \
+			jq -r '.[] | "\(.SuitePath | sub(".*/suites/"; "suites/")) \(.RunTime / 1e9 | floor)"' $$out/$(1).json | \
+				while read -r suite secs; do phase "  $$suite" "$$secs"; done || true; \
+		fi; \
 	done; \
 	if [ $$status = 0 ]; then go run ./framework/cluster/cmd/delete-run-clusters; fi; \
+	t=$$(date +%s); \
+	$(REPORT) -artifacts $(ARTIFACTS) -json $(1).json || { echo "the report could not be written (make report writes it again)"; [ $$status != 0 ] || status=1; }; \
+	phase report $$(( $$(date +%s) - t )); \
+	echo "== wall time per phase ($(PHASES))"; cat $(PHASES); \
 	exit $$status
 endef
 
@@ -95,6 +143,10 @@ e2e: images
 # restart/profiles; e2e-termination: termination and termination/gated).
 $(addprefix e2e-,$(ALL_SUITES)): e2e-%: images
 	$(call run_suites,$(subst /,-,$*),./suites/$*/...)
+
+# Writes report.html and report.md again from the saved artifacts of the last run.
+report:
+	$(REPORT) -artifacts $(ARTIFACTS) -json $(REPORT_JSON)
 
 # Deletes every kind cluster the suites made (their names start with plc-) and the
 # artifacts; images and build caches stay.

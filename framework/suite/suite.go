@@ -212,6 +212,11 @@ func PinTo(pod *corev1.Pod, node facts.Node) *corev1.Pod {
 	return pod
 }
 
+// Statements are the statement IDs (like RS-6) the current spec is labelled with.
+func Statements() []string {
+	return statementLabels(CurrentSpecReport().Labels())
+}
+
 // statementLabels picks the statement IDs (like PL-1) out of a spec's labels.
 func statementLabels(labels []string) []string {
 	var out []string

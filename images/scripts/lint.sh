@@ -14,8 +14,9 @@ ensure_test_prereqs
 # Findings not fixed yet in scripts whose text is part of an image build step's key
 # (build.sh hashes them with inputs_key): a fix changes the key and rebuilds the steps
 # named. Each is excluded only while its file is byte for byte the one pinned here
-# (sha256 prefix), so the next change to the file, which rebuilds those steps anyway,
-# fails this lint until the finding is fixed and its line removed.
+# (sha256 prefix): after the next change to the file, which rebuilds those steps
+# anyway, the findings fail this lint until they are fixed (and a note asks for the
+# file's line here to go).
 #   file                 sha256 prefix    codes          steps whose key hashes the file
 KEYED_FINDINGS=(
   "scripts/components.sh 1f087fc62f53a912 SC2155"      # every component (Kubernetes ~10 min), release kubelets

@@ -83,9 +83,20 @@ func withinText(hasRange, within bool) string {
 	}
 }
 
-// gatesText lists gates as "A=true B=false", sorted by name.
+// gatesText lists the enabled gates, sorted by name, after how many of the component's
+// gates they are: a component reports every gate it knows (250 or so), and which are
+// on is what a reader compares between components and nodes.
 func gatesText(gates map[string]bool) string {
-	return joinSorted(gates, func(k string, v bool) string { return fmt.Sprintf("%s=%t", k, v) })
+	if len(gates) == 0 {
+		return ""
+	}
+	enabled := map[string]bool{}
+	for k, v := range gates {
+		if v {
+			enabled[k] = v
+		}
+	}
+	return fmt.Sprintf("%d enabled of %d: ", len(enabled), len(gates)) + joinSorted(enabled, func(k string, _ bool) string { return k })
 }
 
 // settingsText lists kubelet settings as "a=1 b=2", sorted by name.

@@ -50,7 +50,11 @@ K8S_VERSIONS ?=
 # as it ends (framework/suite), and a failed one is printed in full, with its pods'
 # timelines and kubelet log lines (report entries shown on failure). A spec still
 # running after 120 s gets Ginkgo's progress report, saying where it waits.
-GINKGO_FLAGS = --keep-going --timeout=80m --poll-progress-after=120s \
+# Specs run on PROCS Ginkgo processes: most wait for kubelet timers, and the few whose
+# timing the load could disturb are Serial (suite.TimedWithin, with the measurement it
+# rests on). PROCS=1 runs one spec at a time.
+PROCS ?= 4
+GINKGO_FLAGS = --keep-going --timeout=80m --poll-progress-after=120s --procs=$(PROCS) \
 	--label-filter='$(LABELS)' $(if $(FOCUS),--focus='$(FOCUS)')
 
 # RERUN_FAILED=1: run only what failed in the last run, as its saved JSON report says

@@ -23,7 +23,7 @@ var _ = Describe("Probe timing", Label("PR-4"), func() {
 		threshold    = 3
 		healthyFor   = 10 * time.Second
 	)
-	It("honours initialDelaySeconds, periodSeconds and failureThreshold", suite.Timeout(podStartBound+healthyFor+threshold*period+20*time.Second), func(ctx SpecContext) {
+	It("honours initialDelaySeconds, periodSeconds and failureThreshold", suite.TimedWithin(tickJitter), suite.Timeout(podStartBound+healthyFor+threshold*period+20*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		c := server("server", fmt.Sprintf("-healthy-for=%s", healthyFor))
 		c.LivenessProbe = httpProbe("/live", int32(period/time.Second), threshold)
@@ -56,7 +56,7 @@ var _ = Describe("Probe timing", Label("PR-4"), func() {
 			failures[threshold-1].Sub(failures[0]), (threshold-1)*period-tickJitter, (threshold-1)*period+tickJitter, log)
 	})
 
-	It("gives up on a probe after timeoutSeconds", suite.Timeout(podStartBound, 10*time.Second), func(ctx SpecContext) {
+	It("gives up on a probe after timeoutSeconds", suite.TimedWithin(tickJitter), suite.Timeout(podStartBound, 10*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		c := server("server")
 		// The server answers after 5 s; the kubelet stops waiting after 1 s.

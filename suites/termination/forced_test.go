@@ -18,7 +18,7 @@ import (
 
 var _ = Describe("Forced deletion", func() {
 	It("removes the pod from the API at once, so a pod of the same name can be created while the old containers still stop",
-		Label("TM-9"), suite.Timeout(runningBound, podStartBound, stopBound(30*time.Second)), func(ctx SpecContext) {
+		Label("TM-9"), suite.TimedWithin(runtimeSlack), suite.Timeout(runningBound, podStartBound, stopBound(30*time.Second)), func(ctx SpecContext) {
 			env.Require(facts.OneClock())
 			ns := env.Namespace(ctx)
 			// Both pods write their markers to one directory of the node, so the old

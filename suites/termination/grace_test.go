@@ -36,14 +36,14 @@ var _ = Describe("Grace period", func() {
 			Expect(tl.Pod()).To(HaveContainerState("main", "Terminated", ""))
 			Expect(exitCode(tl.Pod(), "main")).To(BeEquivalentTo(137), "TM-5: killed by SIGKILL (128+9)")
 		},
-		Entry("the default of 30 s", Label("TM-1", "TM-2", "TM-5"), suite.Timeout(runningBound, stopBound(30*time.Second), logEndBound), nil, int64(30)),
-		Entry("terminationGracePeriodSeconds: 5", Label("TM-1", "TM-2", "TM-5"), suite.Timeout(runningBound, stopBound(5*time.Second), logEndBound), seconds(5), int64(5)),
+		Entry("the default of 30 s", Label("TM-1", "TM-2", "TM-5"), suite.TimedWithin(runtimeSlack), suite.Timeout(runningBound, stopBound(30*time.Second), logEndBound), nil, int64(30)),
+		Entry("terminationGracePeriodSeconds: 5", Label("TM-1", "TM-2", "TM-5"), suite.TimedWithin(runtimeSlack), suite.Timeout(runningBound, stopBound(5*time.Second), logEndBound), seconds(5), int64(5)),
 	)
 
 	// The long-preStop pod's grace period, outside its spec so that the timeout can use it.
 	const preStopGrace = 4 * time.Second
 	It("runs preStop first, sends TERM after it, and gives a preStop that outlives the grace period 2 s more",
-		Label("TM-3", "TM-4", "CS-4"), suite.Timeout(runningBound, stopBound(preStopGrace), logEndBound), func(ctx SpecContext) {
+		Label("TM-3", "TM-4", "CS-4"), suite.TimedWithin(runtimeSlack), suite.Timeout(runningBound, stopBound(preStopGrace), logEndBound), func(ctx SpecContext) {
 			const grace = preStopGrace
 			ns := env.Namespace(ctx)
 			main := onTerm("main", keepRunning)

@@ -9,7 +9,6 @@ import (
 
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 )
@@ -48,16 +47,15 @@ type Endpoints struct {
 func RecordEndpoints(ctx context.Context, client kubernetes.Interface, ns, service, pod string) (*Endpoints, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	ep := &Endpoints{stop: cancel, pod: pod}
-	f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = discoveryv1.LabelServiceName + "=" + service }))
-	inf := f.Discovery().V1().EndpointSlices().Informer()
+	inf := informerOf(client.DiscoveryV1().RESTClient(), "endpointslices", ns, &discoveryv1.EndpointSlice{},
+		func(o *metav1.ListOptions) { o.LabelSelector = discoveryv1.LabelServiceName + "=" + service })
 	ep.slices = inf.GetStore()
 	changed := func(any) { ep.observe() }
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: changed, UpdateFunc: func(_, o any) { changed(o) }, DeleteFunc: changed}); err != nil {
 		cancel()
 		return nil, err
 	}
-	f.Start(ctx.Done())
+	go inf.Run(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
 		cancel()
 		return nil, fmt.Errorf("watching the EndpointSlices of service %s/%s: cache did not sync", ns, service)

@@ -17,7 +17,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 )
@@ -49,11 +48,9 @@ func Record(ctx context.Context, client kubernetes.Interface, ns, name string) (
 	ctx, cancel := context.WithCancel(ctx)
 	tl := &Timeline{Namespace: ns, Name: name, stop: cancel}
 
-	pods := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
-		}))
-	podInformer := pods.Core().V1().Pods().Informer()
+	podInformer := informerOf(client.CoreV1().RESTClient(), "pods", ns, &corev1.Pod{}, func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+	})
 	if _, err := podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { tl.observePod(o.(*corev1.Pod)) },
 		UpdateFunc: func(_, o any) { tl.observePod(o.(*corev1.Pod)) },
@@ -62,11 +59,9 @@ func Record(ctx context.Context, client kubernetes.Interface, ns, name string) (
 		cancel()
 		return nil, err
 	}
-	events := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.FieldSelector = fields.OneTermEqualSelector("involvedObject.name", name).String()
-		}))
-	eventInformer := events.Core().V1().Events().Informer()
+	eventInformer := informerOf(client.CoreV1().RESTClient(), "events", ns, &corev1.Event{}, func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("involvedObject.name", name).String()
+	})
 	if _, err := eventInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(o any) { tl.observeEvent(o.(*corev1.Event)) },
 		UpdateFunc: func(old, o any) {
@@ -78,8 +73,8 @@ func Record(ctx context.Context, client kubernetes.Interface, ns, name string) (
 		cancel()
 		return nil, err
 	}
-	pods.Start(ctx.Done())
-	events.Start(ctx.Done())
+	go podInformer.Run(ctx.Done())
+	go eventInformer.Run(ctx.Done())
 	for _, synced := range []cache.InformerSynced{podInformer.HasSynced, eventInformer.HasSynced} {
 		if !cache.WaitForCacheSync(ctx.Done(), synced) {
 			cancel()

@@ -96,11 +96,15 @@ images:
 # is theirs (or the report's failure after green suites). With RERUN_FAILED, the
 # specs to run are the failed ones of REPORT.json, by --focus-file (a whole suite, by
 # a regular expression for the files directly in its directory), all in one Ginkgo
-# run so that REPORT.json holds them all.
+# run so that REPORT.json holds them all. A run of every spec (LABELS !Slow or Slow,
+# no FOCUS) first creates all the clusters its suites name, at once
+# (create-run-clusters), instead of one in the middle of the run.
 define run_suites
 	@mkdir -p $(ARTIFACTS)
 	export E2E_RUN_ID=$$(date +%s%N); status=0; \
 	phase() { printf '%-40s %4dm%02ds\n' "$$1" $$(($$2 / 60)) $$(($$2 % 60)) >>$(PHASES); }; \
+	kind_configs() { for d in "$$@"; do case $$d in */...) grep -rhoE 'kind-configs/[a-z0-9-]+\.yaml' --include='*_test.go' "$${d%/...}";; \
+		*) grep -hoE 'kind-configs/[a-z0-9-]+\.yaml' "$$d"/*_test.go;; esac; done | sort -u; }; \
 	for version in $(or $(K8S_VERSIONS),default); do \
 		out=$(ARTIFACTS); suffix=; \
 		if [ "$$version" != default ]; then \
@@ -123,6 +127,11 @@ define run_suites
 			if [ $${#suites[@]} = 0 ]; then echo "RERUN_FAILED: nothing failed in $$out/$(1).json; nothing to run"; continue; fi; \
 			echo "RERUN_FAILED: running again what failed in $$out/$(1).json (kept as $(1).before-rerun.json):"; sed 's/^/  /' <<<"$$rerun"; \
 			cp $$out/$(1).json $$out/$(1).before-rerun.json; \
+		fi; \
+		if [ -z "$${KUBECONFIG:-}" ] && [ -z "$(RERUN_FAILED)$(FOCUS)" ] && { [ '$(LABELS)' = '!Slow' ] || [ '$(LABELS)' = Slow ]; }; then \
+			t=$$(date +%s); \
+			go run ./framework/cluster/cmd/create-run-clusters $$(kind_configs "$${suites[@]}") || { status=1; continue; }; \
+			phase "clusters$$suffix" $$(( $$(date +%s) - t )); \
 		fi; \
 		t=$$(date +%s); \
 		E2E_ARTIFACTS=$(CURDIR)/$$out $(GINKGO) $(GINKGO_FLAGS) "$${focus[@]}" --output-dir=$$out --json-report=$(1).json --junit-report=$(1)-junit.xml "$${suites[@]}" || status=1; \

@@ -101,7 +101,7 @@ images:
 # (create-run-clusters), instead of one in the middle of the run.
 define run_suites
 	@mkdir -p $(ARTIFACTS)
-	export E2E_RUN_ID=$$(date +%s%N); status=0; \
+	@export E2E_RUN_ID=$$(date +%s%N); status=0; \
 	phase() { printf '%-40s %4dm%02ds\n' "$$1" $$(($$2 / 60)) $$(($$2 % 60)) >>$(PHASES); }; \
 	kind_configs() { for d in "$$@"; do case $$d in */...) grep -rhoE 'kind-configs/[a-z0-9-]+\.yaml' --include='*_test.go' "$${d%/...}";; \
 		*) grep -hoE 'kind-configs/[a-z0-9-]+\.yaml' "$$d"/*_test.go;; esac; done | sort -u; }; \

@@ -13,13 +13,14 @@ import (
 //
 // LoadLatency is how much the parallel load lengthened a span that containers time
 // with their own millisecond markers, measured on this project's 2-core machine: the
-// lifecycle, restart, probes, termination and profile suites run with four Ginkgo
-// processes against the same suites run one spec at a time (CI at 1c5d868), 32 spans
-// compared (probe intervals and timeouts, TERM→SIGKILL, preStop and sidecar spans,
-// crash-loop first restarts): at most +80 ms (+33 ms at the 90th percentile), and
-// every first crash-loop restart o₀ within its usual 0.8–1.3 s. Crash-loop loops
-// measure their own overhead (backoff.Loop) and are not affected beyond that.
-const LoadLatency = 80 * time.Millisecond
+// suites run with four Ginkgo processes against the same suites run one spec at a
+// time (CI at 1c5d868), 32–33 spans compared (probe intervals and timeouts,
+// TERM→SIGKILL, preStop and sidecar spans): at most +80 ms with the clusters made one
+// after another (8965a95), at most +120 ms (+102 ms at the 90th percentile) with both
+// clusters up from the start (97dbb57, the backoff-profiles cluster idling beside the
+// default one's suites). Crash-loop loops measure their own overhead (backoff.Loop):
+// their first restart o₀ grew by up to 730 ms and stayed 2.3 s inside its bound.
+const LoadLatency = 120 * time.Millisecond
 
 // TimedWithin is the decorator of a spec whose tightest timing tolerance is
 // tolerance: Serial when the tolerance is below twice LoadLatency (the worst case

@@ -213,7 +213,7 @@ func (tl *Timeline) Save(dir, spec string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	base := filepath.Join(dir, safeFileName(spec)+"-"+tl.Name)
+	base := filepath.Join(dir, SavedName(spec, tl.Name))
 	data, err := json.MarshalIndent(struct {
 		Namespace string  `json:"namespace"`
 		Pod       string  `json:"pod"`
@@ -226,6 +226,12 @@ func (tl *Timeline) Save(dir, spec string) error {
 		return err
 	}
 	return os.WriteFile(base+".txt", []byte(tl.String()), 0o644)
+}
+
+// SavedName is the base name (no extension) Save gives the timeline of pod recorded
+// by the spec whose full text is spec; the report finds the files by it.
+func SavedName(spec, pod string) string {
+	return safeFileName(spec) + "-" + pod
 }
 
 func safeFileName(s string) string {

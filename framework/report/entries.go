@@ -159,21 +159,21 @@ type KubeletLog struct {
 }
 
 func kubeletLogsOf(s types.SpecReport) []KubeletLog {
-	var out []KubeletLog
-	for _, e := range s.ReportEntries {
-		if node, ok := strings.CutPrefix(e.Name, KubeletLogEntryPrefix); ok {
-			out = append(out, KubeletLog{Node: node, Lines: entryText(e)})
-		}
-	}
-	return out
+	return entriesNamed(s, KubeletLogEntryPrefix, func(node, text string) KubeletLog { return KubeletLog{Node: node, Lines: text} })
 }
 
 // timelinePodsOf is the pods whose timelines the spec recorded, in recording order.
 func timelinePodsOf(s types.SpecReport) []timelineEntry {
-	var out []timelineEntry
+	return entriesNamed(s, TimelineEntryPrefix, func(pod, text string) timelineEntry { return timelineEntry{Pod: pod, Text: text} })
+}
+
+// entriesNamed makes a T of each of the spec's entries whose name starts with prefix,
+// from the rest of the name and the entry's text, in recording order.
+func entriesNamed[T any](s types.SpecReport, prefix string, make func(rest, text string) T) []T {
+	var out []T
 	for _, e := range s.ReportEntries {
-		if pod, ok := strings.CutPrefix(e.Name, TimelineEntryPrefix); ok {
-			out = append(out, timelineEntry{Pod: pod, Text: entryText(e)})
+		if rest, ok := strings.CutPrefix(e.Name, prefix); ok {
+			out = append(out, make(rest, entryText(e)))
 		}
 	}
 	return out

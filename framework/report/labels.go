@@ -5,10 +5,8 @@ import (
 	"strings"
 )
 
-// StatementIDs picks the statement IDs (like PL-1) out of a spec's labels. It is the
-// rule of framework/suite's statementLabels, copied rather than imported: suite
-// dot-imports Ginkgo's DSL, whose package state (the global suite) the report command
-// has no use for.
+// StatementIDs picks the statement IDs (like PL-1) out of a spec's labels: two to four
+// upper-case letters, a dash, a number. framework/suite keys its specs by it too.
 func StatementIDs(labels []string) []string {
 	var out []string
 	for _, l := range labels {

@@ -2,9 +2,9 @@ package report
 
 import (
 	"encoding/json"
+	"github.com/podlifecycle/conformance/framework/observe"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
@@ -29,7 +29,7 @@ type savedTimeline struct {
 func timelinesOf(runDir, artifacts, dir string, s types.SpecReport) []PodTimeline {
 	var out []PodTimeline
 	for _, recorded := range timelinePodsOf(s) {
-		name := safeFileName(s.FullText()) + "-" + recorded.Pod + ".json"
+		name := observe.SavedName(s.FullText(), recorded.Pod) + ".json"
 		tl, file, ok := readTimeline(filepath.Join(runDir, artifactsName(dir), name))
 		if !ok {
 			// A suite named otherwise than by its path: any suite directory of the run.
@@ -70,14 +70,4 @@ func rowsOf(tl savedTimeline) []TimelineRow {
 		rows = append(rows, TimelineRow{Seen: e.Seen, Offset: e.Seen.Sub(tl.Entries[0].Seen), Kind: e.Kind, Summary: e.Summary})
 	}
 	return rows
-}
-
-// safeFileName is framework/observe's rule for file names made from spec texts.
-func safeFileName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
-			return r
-		}
-		return '_'
-	}, s)
 }

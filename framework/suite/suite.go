@@ -20,6 +20,7 @@ import (
 
 	"github.com/podlifecycle/conformance/framework/cluster"
 	"github.com/podlifecycle/conformance/framework/facts"
+	"github.com/podlifecycle/conformance/framework/report"
 )
 
 // Env is what specs use. Its fields are filled in before the first spec runs.
@@ -217,14 +218,8 @@ func Statements() []string {
 	return statementLabels(CurrentSpecReport().Labels())
 }
 
-// statementLabels picks the statement IDs (like PL-1) out of a spec's labels.
+// statementLabels picks the statement IDs (like PL-1) out of a spec's labels, by the
+// report's rule, so that the report keys specs as the suites do.
 func statementLabels(labels []string) []string {
-	var out []string
-	for _, l := range labels {
-		if i := strings.IndexByte(l, '-'); i > 0 && i <= 4 && strings.ToUpper(l[:i]) == l[:i] && l[i+1:] != "" && strings.Trim(l[i+1:], "0123456789") == "" {
-			out = append(out, l)
-		}
-	}
-	slices.Sort(out)
-	return out
+	return report.StatementIDs(labels)
 }

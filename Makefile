@@ -68,7 +68,7 @@ REPORT_JSON ?= e2e.json
 # Wall time of each phase of the last make e2e: image build, each suite, the report.
 PHASES = $(ARTIFACTS)/phases.txt
 
-.PHONY: test e2e images report clean $(addprefix e2e-,$(ALL_SUITES))
+.PHONY: test e2e images report report-screenshots clean $(addprefix e2e-,$(ALL_SUITES))
 
 test:
 	bash images/scripts/lint.sh
@@ -160,6 +160,12 @@ $(addprefix e2e-,$(ALL_SUITES)): e2e-%: images
 # Writes report.html and report.md again from the saved artifacts of the last run.
 report:
 	$(REPORT) -artifacts $(ARTIFACTS) -json $(REPORT_JSON)
+
+# Renders report.html in headless Chromium (installed from Debian when missing and
+# root) and saves screenshots of the matrix and of a delay chart under ARTIFACTS;
+# fails if the page logs to the browser console.
+report-screenshots:
+	bash images/scripts/report-screenshots.sh $(ARTIFACTS)
 
 # Deletes every kind cluster the suites made (their names start with plc-) and the
 # artifacts; images and build caches stay.

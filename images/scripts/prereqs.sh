@@ -26,6 +26,13 @@ HOST_PREREQS=(
 TEST_PREREQS=(
   "shellcheck     |command -v shellcheck                           |linting every shell script of the build"
 )
+# What `make report-screenshots` needs (scripts/report-screenshots.sh): a browser that
+# renders report.html headless and reports its console. Installed when root, as for
+# make test; nothing else in the build uses it.
+# shellcheck disable=SC2034 # read by scripts/report-screenshots.sh, which sources this file
+SCREENSHOT_PREREQS=(
+  "chromium       |command -v chromium                             |rendering report.html headless, its screenshots"
+)
 GO_MIN_MINOR=26 # Go 1.26: the module's go directive; not from apt (Debian's is older)
 
 have_static_libc() { [ -f "$(gcc -print-file-name=libc.a 2>/dev/null)" ]; }
@@ -89,20 +96,28 @@ MSG
   install_prereqs "$CACHE_DIR/logs/apt-prereqs.log" "${HOST_PREREQS[@]}"
 }
 
-# ensure_test_prereqs: the same for `make test` (TEST_PREREQS), installed when root.
-ensure_test_prereqs() {
-  local missing; mapfile -t missing < <(missing_prereqs "${TEST_PREREQS[@]}")
+# ensure_root_prereqs WHAT LOG LINE...: the prerequisites of a make target other than
+# the image build (WHAT names it), installed when root, otherwise named with the line
+# to run.
+ensure_root_prereqs() {
+  local what=$1 log=$2 missing; shift 2
+  mapfile -t missing < <(missing_prereqs "$@")
   [ "${#missing[@]}" = 0 ] && return 0
   if ! is_root; then
     cat >&2 <<MSG
-error: make test needs what is not installed here: ${missing[*]}
+error: $what needs what is not installed here: ${missing[*]}
   Install it (Debian's packages), then run again:
     sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}
-  (or run make test as root, as CI does, and it installs that itself)
+  (or run $what as root, as CI does, and it installs that itself)
 MSG
     return 1
   fi
-  install_prereqs "$CACHE_DIR/logs/apt-test-prereqs.log" "${TEST_PREREQS[@]}"
+  install_prereqs "$log" "$@"
+}
+
+# ensure_test_prereqs: make test's (TEST_PREREQS).
+ensure_test_prereqs() {
+  ensure_root_prereqs "make test" "$CACHE_DIR/logs/apt-test-prereqs.log" "${TEST_PREREQS[@]}"
 }
 
 # debian_mirror SUITE: the Debian archive the host's own apt uses for SUITE (a local or

@@ -257,6 +257,11 @@ func deleteCluster(p *kindcluster.Provider, stateDir, name string) error {
 	}
 	_ = os.Remove(filepath.Join(stateDir, name+".kubeconfig"))
 	_ = os.Remove(filepath.Join(stateDir, name+".run"))
+	// What suites kept beside the kubeconfig for the cluster's run (the facts entry).
+	leftovers, _ := filepath.Glob(filepath.Join(stateDir, name+".kubeconfig.*"))
+	for _, f := range leftovers {
+		_ = os.Remove(f)
+	}
 	return nil
 }
 

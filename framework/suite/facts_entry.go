@@ -2,6 +2,7 @@ package suite
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -32,13 +33,38 @@ const (
 
 // recordClusterFacts records the report's ClusterFacts entry. Nothing it cannot read
 // fails the suite: the report shows why a fact is unknown instead.
+//
+// The suites of one run (E2E_RUN_ID) share their clusters, whose software does not
+// change during the run: the first suite on a cluster reads the facts (Docker, node
+// shells, metrics fetches: seconds at every suite's start otherwise) and keeps them
+// beside the cluster's kubeconfig; the next ones record that copy.
 func (e *Env) recordClusterFacts(ctx context.Context, kindConfig string) {
-	ctx, cancel := context.WithTimeout(ctx, factsBound)
-	defer cancel()
 	config := kindConfig
 	if e.Cluster.Provider == "existing" {
 		config = "KUBECONFIG"
 	}
+	var cf report.ClusterFacts
+	saved := ""
+	if run := os.Getenv("E2E_RUN_ID"); run != "" && e.Cluster.Kubeconfig != "" {
+		saved = e.Cluster.Kubeconfig + ".facts-" + run + ".json"
+	}
+	if b, err := os.ReadFile(saved); saved != "" && err == nil && json.Unmarshal(b, &cf) == nil && cf.Config == config {
+		AddReportEntry(report.FactsEntry, cf, ReportEntryVisibilityNever)
+		return
+	}
+	cf = e.readClusterFacts(ctx, config)
+	if saved != "" {
+		if b, err := json.Marshal(cf); err == nil {
+			_ = os.WriteFile(saved, b, 0o644) // only a cache: the next suite reads the facts again without it
+		}
+	}
+	AddReportEntry(report.FactsEntry, cf, ReportEntryVisibilityNever)
+}
+
+// readClusterFacts reads what the facts entry holds beyond env.Facts.
+func (e *Env) readClusterFacts(ctx context.Context, config string) report.ClusterFacts {
+	ctx, cancel := context.WithTimeout(ctx, factsBound)
+	defer cancel()
 	in := factsInput{Config: config, Cluster: e.Cluster.Name, Facts: e.Facts, Software: map[string]nodeSoftware{}}
 	if root, err := RepoRoot(); err == nil {
 		if b, err := os.ReadFile(filepath.Join(root, "images", "versions.env")); err == nil {
@@ -72,7 +98,7 @@ func (e *Env) recordClusterFacts(ctx context.Context, kindConfig string) {
 			in.ControlPlane = append(in.ControlPlane, comp)
 		}
 	}
-	AddReportEntry(report.FactsEntry, buildClusterFacts(in), ReportEntryVisibilityNever)
+	return buildClusterFacts(in)
 }
 
 // factsInput is what the facts entry is made of, read beforehand.

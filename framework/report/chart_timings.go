@@ -91,14 +91,10 @@ func experimentChart(title string, rows []MeasurementRow) ([]byte, error) {
 		ticks = append(ticks, plot.Tick{Value: y(i), Label: shorten(r.Name, 36)})
 		if r.HasRange {
 			highest = max(highest, r.Max)
-		}
-		for _, v := range r.Measured {
-			highest = max(highest, v)
-		}
-		if r.HasRange {
 			allowed = append(allowed, valueRange{At: y(i), Mid: (r.Min + r.Max) / 2, Min: r.Min, Max: r.Max})
 		}
 		for _, v := range r.Measured {
+			highest = max(highest, v)
 			if r.HasRange && (v < r.Min || v > r.Max) {
 				outside = append(outside, plotter.XY{X: v, Y: y(i)})
 			} else {

@@ -23,9 +23,8 @@ import (
 
 	"github.com/vishvananda/netlink"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
+	"k8s.io/apimachinery/pkg/fields"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
@@ -50,13 +49,19 @@ func main() {
 	if err != nil {
 		log.Fatalf("in-cluster config: %v", err)
 	}
-	client := kubernetes.NewForConfigOrDie(cfg)
+	client, err := corev1client.NewForConfig(cfg)
+	if err != nil {
+		log.Fatalf("client: %v", err)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
-	factory := informers.NewSharedInformerFactory(client, *resync)
-	nodes := factory.Core().V1().Nodes()
+	// One informer on Nodes, from the core REST client: client-go's informer factory
+	// would compile the informers and listers of every API group into this binary.
+	nodes := cache.NewSharedIndexInformer(
+		cache.NewListWatchFromClient(client.RESTClient(), "nodes", "", fields.Everything()),
+		&corev1.Node{}, *resync, cache.Indexers{})
 	changed := make(chan struct{}, 1)
 	poke := func(any) {
 		select {
@@ -64,7 +69,7 @@ func main() {
 		default:
 		}
 	}
-	if _, err := nodes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    poke,
 		UpdateFunc: func(_, n any) { poke(n) },
 		DeleteFunc: poke,
@@ -73,21 +78,17 @@ func main() {
 	}
 	var ready atomic.Bool
 	go serveReadiness(*healthAddr, &ready)
-	factory.Start(ctx.Done())
-	factory.WaitForCacheSync(ctx.Done())
+	go nodes.Run(ctx.Done())
+	cache.WaitForCacheSync(ctx.Done(), nodes.HasSynced)
 
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-changed:
-			all, err := nodes.Lister().List(labels.Everything())
-			if err != nil {
-				log.Printf("listing nodes: %v", err)
-				continue
-			}
 			complete := true
-			for _, n := range all {
+			for _, obj := range nodes.GetStore().List() {
+				n := obj.(*corev1.Node)
 				if n.Name == self {
 					continue
 				}

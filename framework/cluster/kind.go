@@ -166,7 +166,7 @@ func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
 		return nil, fmt.Errorf("listing kind clusters: %w", err)
 	}
 	if slices.Contains(existing, name) {
-		err := k.provider.ExportKubeConfig(name, c.Kubeconfig, false)
+		err := exportKubeconfig(k.provider, name, c.Kubeconfig)
 		if err == nil {
 			err = answers(ctx, c)
 		}
@@ -248,6 +248,19 @@ func (k *Kind) Release(_ context.Context, c *Cluster, o Outcome) error {
 		return nil
 	}
 	return deleteCluster(k.provider, k.opts.StateDir, name)
+}
+
+// exportKubeconfig writes cluster name's kubeconfig to path whole, through a file of
+// this process's own: kind merges into the file it is given under a lock file, which a
+// second suite exporting the same cluster at the same moment (suites side by side)
+// fails to take, and a failed export would be taken for a cluster that does not answer.
+func exportKubeconfig(p *kindcluster.Provider, name, path string) error {
+	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+	defer os.Remove(tmp)
+	if err := p.ExportKubeConfig(name, tmp, false); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 func deleteCluster(p *kindcluster.Provider, stateDir, name string) error {

@@ -55,7 +55,12 @@ func (e *Env) recordClusterFacts(ctx context.Context, kindConfig string) {
 	cf = e.readClusterFacts(ctx, config)
 	if saved != "" {
 		if b, err := json.Marshal(cf); err == nil {
-			_ = os.WriteFile(saved, b, 0o644) // only a cache: the next suite reads the facts again without it
+			// Only a cache: the next suite reads the facts again without it. Written
+			// whole, then renamed: suites side by side read it while another writes it.
+			tmp := fmt.Sprintf("%s.%d.tmp", saved, os.Getpid())
+			if os.WriteFile(tmp, b, 0o644) != nil || os.Rename(tmp, saved) != nil {
+				_ = os.Remove(tmp)
+			}
 		}
 	}
 	AddReportEntry(report.FactsEntry, cf, ReportEntryVisibilityNever)

@@ -1,9 +1,13 @@
 package suite
 
 import (
+	"fmt"
+	"os"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/podlifecycle/conformance/framework/sidebyside"
 )
 
 // Specs run in parallel (`make e2e` runs Ginkgo with several processes): most of
@@ -32,4 +36,23 @@ func TimedWithin(tolerance time.Duration) any {
 		return Serial
 	}
 	return Labels{}
+}
+
+// refuseSerialSideBySide fails every Serial spec of a suite that runs side by side
+// with others (sidebyside.EnvVar set): those suites share its clusters and its
+// machine, so Serial would no longer mean alone. make e2e runs only the Slow set side
+// by side, whose specs wait for documented delays of minutes and disturb no node; a
+// Serial spec added to it fails here instead of running with its assumption broken.
+func refuseSerialSideBySide() {
+	together := os.Getenv(sidebyside.EnvVar)
+	if together == "" {
+		return
+	}
+	BeforeEach(func() {
+		if CurrentSpecReport().IsSerial {
+			Fail(fmt.Sprintf("this spec is Serial, but its suite runs side by side with the suites %s, which share "+
+				"its clusters and machine; run it without side by side (make e2e runs only LABELS=Slow side by side: "+
+				"a Serial spec there must stop being Serial or Slow)", together))
+		}
+	})
 }

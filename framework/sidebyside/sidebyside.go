@@ -1,0 +1,212 @@
+// Package sidebyside runs several Ginkgo suites at once, one Ginkgo invocation per
+// suite, and merges what they write into the one JSON and JUnit report a single
+// Ginkgo run over the same suites writes. Ginkgo runs the suites of one invocation one
+// after the other; suites whose specs mostly wait for documented delays (minutes of
+// crash-loop backoff on one cluster, the same on another) can wait side by side.
+//
+// Side by side, a suite's Serial specs would no longer run alone: the suites of a run
+// share clusters. Every suite started here sees EnvVar, and the suite framework fails
+// a Serial spec that runs under it (framework/suite), so a run is side by side only
+// where none of its specs needs the machine to itself.
+package sidebyside
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/reporters"
+)
+
+// EnvVar is set, to the suites running together, in the environment of every suite
+// this package starts.
+const EnvVar = "E2E_SIDE_BY_SIDE"
+
+// Run is one side-by-side run.
+type Run struct {
+	// Ginkgo is the command that runs Ginkgo, e.g. {"go", "tool", "ginkgo"}.
+	Ginkgo []string
+	// Flags are given to every suite's Ginkgo, before the report flags this package adds.
+	Flags []string
+	// Suites are the suites' package paths (./suites/restart), in report order.
+	Suites []string
+	// OutputDir receives the merged reports, named JSONReport and JUnitReport (either
+	// may be empty: no such report).
+	OutputDir, JSONReport, JUnitReport string
+	// Out receives every suite's output, each line prefixed with the suite's name.
+	Out io.Writer
+	// Interrupt stops a suite's Ginkgo when ctx ends, as a Ctrl-C at a terminal stops
+	// a Ginkgo run (its specs' cleanup and its clusters' release still run).
+	Interrupt func(*exec.Cmd) error
+}
+
+// Result is one suite's outcome.
+type Result struct {
+	Suite   string
+	Err     error // nil: the suite's Ginkgo exited 0
+	Elapsed time.Duration
+}
+
+// Do runs every suite at once, waits for all of them, merges their reports and
+// returns each suite's result; the error is non-nil when a suite failed or a report
+// could not be merged.
+func (r Run) Do(ctx context.Context) ([]Result, error) {
+	if len(r.Ginkgo) == 0 || len(r.Suites) == 0 {
+		return nil, errors.New("sidebyside: a Ginkgo command and at least one suite are needed")
+	}
+	out := &lineWriter{w: r.Out}
+	results := make([]Result, len(r.Suites))
+	var jsonParts, junitParts []string
+	var wg sync.WaitGroup
+	for i, suite := range r.Suites {
+		name := Name(suite)
+		args := append(append([]string{}, r.Ginkgo[1:]...), r.Flags...)
+		if r.OutputDir != "" {
+			args = append(args, "--output-dir="+r.OutputDir)
+		}
+		if r.JSONReport != "" {
+			part := partName(r.JSONReport, name)
+			jsonParts = append(jsonParts, filepath.Join(r.OutputDir, part))
+			args = append(args, "--json-report="+part)
+		}
+		if r.JUnitReport != "" {
+			part := partName(r.JUnitReport, name)
+			junitParts = append(junitParts, filepath.Join(r.OutputDir, part))
+			args = append(args, "--junit-report="+part)
+		}
+		args = append(args, suite)
+		cmd := exec.CommandContext(ctx, r.Ginkgo[0], args...)
+		cmd.Env = append(os.Environ(), EnvVar+"="+strings.Join(names(r.Suites), ","))
+		prefix := "[" + name + "] "
+		stdout, stderr := out.prefixed(prefix), out.prefixed(prefix)
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		setProcessGroup(cmd)
+		if r.Interrupt != nil {
+			cmd.Cancel = func() error { return r.Interrupt(cmd) }
+		}
+		// After the interrupt, Ginkgo's cleanup (spec DeferCleanups, cluster release)
+		// has its own bounds; this only stops a Ginkgo that hangs past all of them.
+		cmd.WaitDelay = 5 * time.Minute
+		results[i].Suite = suite
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			results[i].Err = err
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i].Err = cmd.Wait()
+			results[i].Elapsed = time.Since(start)
+			stdout.flush()
+			stderr.flush()
+		}()
+	}
+	wg.Wait()
+
+	var errs []error
+	for _, res := range results {
+		if res.Err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", res.Suite, res.Err))
+		}
+	}
+	if r.JSONReport != "" {
+		if msgs, err := reporters.MergeAndCleanupJSONReports(jsonParts, filepath.Join(r.OutputDir, r.JSONReport)); err != nil {
+			errs = append(errs, fmt.Errorf("merging the JSON reports: %w", err))
+		} else {
+			for _, m := range msgs {
+				fmt.Fprintln(r.Out, m)
+			}
+		}
+	}
+	if r.JUnitReport != "" {
+		if msgs, err := reporters.MergeAndCleanupJUnitReports(junitParts, filepath.Join(r.OutputDir, r.JUnitReport)); err != nil {
+			errs = append(errs, fmt.Errorf("merging the JUnit reports: %w", err))
+		} else {
+			for _, m := range msgs {
+				fmt.Fprintln(r.Out, m)
+			}
+		}
+	}
+	return results, errors.Join(errs...)
+}
+
+// Name is how a suite is named in prefixes and report file names: its path below
+// suites/ (./suites/restart/profiles → restart/profiles).
+func Name(suite string) string {
+	s := filepath.ToSlash(filepath.Clean(suite))
+	if i := strings.LastIndex(s, "suites/"); i >= 0 {
+		return s[i+len("suites/"):]
+	}
+	return s
+}
+
+func names(suites []string) []string {
+	n := make([]string, len(suites))
+	for i, s := range suites {
+		n[i] = Name(s)
+	}
+	return n
+}
+
+// partName is the file one suite's Ginkgo writes its part of report into:
+// e2e.json → e2e.restart-profiles.part.json.
+func partName(report, suite string) string {
+	ext := filepath.Ext(report)
+	return strings.TrimSuffix(report, ext) + "." + strings.ReplaceAll(suite, "/", "-") + ".part" + ext
+}
+
+// lineWriter writes whole lines of several writers to one, so that lines of suites
+// running at once interleave but never mix.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) prefixed(prefix string) *prefixWriter {
+	return &prefixWriter{to: l, prefix: prefix}
+}
+
+type prefixWriter struct {
+	to      *lineWriter
+	prefix  string
+	pending []byte
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.pending = append(p.pending, b...)
+	for {
+		i := bytes.IndexByte(p.pending, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		p.emit(p.pending[:i+1])
+		p.pending = p.pending[i+1:]
+	}
+}
+
+// flush writes what is left after the last newline (called once the command ended).
+func (p *prefixWriter) flush() {
+	if len(p.pending) > 0 {
+		p.emit(append(p.pending, '\n'))
+		p.pending = nil
+	}
+}
+
+func (p *prefixWriter) emit(line []byte) {
+	p.to.mu.Lock()
+	defer p.to.mu.Unlock()
+	w := bufio.NewWriter(p.to.w)
+	w.WriteString(p.prefix)
+	w.Write(line)
+	w.Flush()
+}

@@ -160,7 +160,7 @@ define run_suites
 	done; \
 	if [ $$status = 0 ]; then go run ./framework/cluster/cmd/delete-run-clusters; fi; \
 	t=$$(date +%s); \
-	$(REPORT) -artifacts $(ARTIFACTS) -json $(1).json || { echo "the report could not be written (make report writes it again)"; [ $$status != 0 ] || status=1; }; \
+	$(REPORT) -artifacts $(ARTIFACTS) -json $(1).json -suites '$(ALL_SUITES)' || { echo "the report could not be written (make report writes it again)"; [ $$status != 0 ] || status=1; }; \
 	phase report $$(( $$(date +%s) - t )); \
 	echo "== wall time per phase ($(PHASES))"; cat $(PHASES); \
 	exit $$status
@@ -176,7 +176,7 @@ $(addprefix e2e-,$(ALL_SUITES)): e2e-%: images
 
 # Writes report.html and report.md again from the saved artifacts of the last run.
 report:
-	$(REPORT) -artifacts $(ARTIFACTS) -json $(REPORT_JSON)
+	$(REPORT) -artifacts $(ARTIFACTS) -json $(REPORT_JSON) -suites '$(ALL_SUITES)'
 
 # Renders report.html in headless Chromium (installed from Debian when missing and
 # root) and saves screenshots of the matrix and of a delay chart under ARTIFACTS;

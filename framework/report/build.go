@@ -12,10 +12,12 @@ import (
 
 // Build reads the runs of an artifacts directory against the catalogue into the
 // report's document: the verdict of every statement per configuration and version,
-// and the evidence behind them.
-func Build(artifacts string, runs []Run, cat Catalogue) (Document, error) {
-	b := builder{doc: Document{Artifacts: artifacts, KnownDrift: cat.KnownDrift}, artifacts: artifacts,
-		columns: map[Column]int{}, facts: map[Column]int{}, byID: map[string]map[Column][]SpecRef{}}
+// and the evidence behind them. suites is the project's suites, as directories below
+// suites/ ("restart/profiles"): a statement with no spec in runs that left some of them
+// out is "not in this run"; with suites nil the runs are taken to be the whole project.
+func Build(artifacts string, runs []Run, cat Catalogue, suites []string) (Document, error) {
+	b := builder{doc: Document{Artifacts: artifacts, KnownDrift: cat.KnownDrift, LeftOut: leftOut(suites, runs)},
+		artifacts: artifacts, columns: map[Column]int{}, facts: map[Column]int{}, byID: map[string]map[Column][]SpecRef{}}
 	for _, run := range runs {
 		b.addRun(run)
 	}
@@ -241,6 +243,9 @@ func (b *builder) row(st Statement, catalogued bool) Row {
 		r.Cells[i] = cell
 		r.Verdict = heaviest(r.Verdict, cell.Verdict)
 		r.Specs = append(r.Specs, specs...)
+	}
+	if len(r.Specs) == 0 && len(b.doc.LeftOut) > 0 {
+		r.Verdict, r.Reason = NotInRun, notInRunReason(b.doc.LeftOut)
 	}
 	return r
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +30,7 @@ func fixtureDocument(t *testing.T) Document {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := Build("testdata/artifacts", runs, cat)
+	doc, err := Build("testdata/artifacts", runs, cat, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func TestObservedAgreementIsConformanceNotDrift(t *testing.T) {
 			spec.ReportEntries = append(spec.ReportEntries, savedEntry(t, drift.EntryPrefix+f.Topic, f))
 		}
 		run := Run{Suites: []types.Report{{SuitePath: "/repo/suites/lifecycle", SpecReports: types.SpecReports{spec}}}}
-		doc, err := Build(t.TempDir(), []Run{run}, Catalogue{Statements: []Statement{{ID: "PC-10"}}})
+		doc, err := Build(t.TempDir(), []Run{run}, Catalogue{Statements: []Statement{{ID: "PC-10"}}}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,8 +189,9 @@ func savedEntry(t *testing.T, name string, value any) types.ReportEntry {
 
 func TestVerdictOrder(t *testing.T) {
 	if heaviest(Conforms, Fails, Drift) != Fails || heaviest(Conforms, Drift) != Drift ||
-		heaviest(Skipped, Conforms) != Conforms || heaviest(NotRun, Skipped) != Skipped || heaviest() != NoSpec {
-		t.Error("verdicts do not weigh fails > drift > conforms > skipped > not run > no spec")
+		heaviest(Skipped, Conforms) != Conforms || heaviest(NotRun, Skipped) != Skipped ||
+		heaviest(NotInRun, NotRun) != NotRun || heaviest(NoSpec, NotInRun) != NotInRun || heaviest() != NoSpec {
+		t.Error("verdicts do not weigh fails > drift > conforms > skipped > not run > not in this run > no spec")
 	}
 }
 
@@ -213,7 +215,7 @@ func TestVersionDirectories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := Build(dir, runs, Catalogue{Statements: []Statement{{ID: "TM-12"}}})
+	doc, err := Build(dir, runs, Catalogue{Statements: []Statement{{ID: "TM-12"}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,5 +228,96 @@ func TestVersionDirectories(t *testing.T) {
 	}
 	if len(doc.Failures) != 2 {
 		t.Errorf("%d failures, want TM-12's in each version", len(doc.Failures))
+	}
+}
+
+// projectSuites are the fixture's suites and two more, as the Makefile passes
+// ALL_SUITES to -suites.
+var projectSuites = strings.Fields("lifecycle restart termination restart/profiles probes cluster")
+
+// lifecycleOnlyDocument is the fixture as `make e2e-lifecycle` would leave it: the
+// lifecycle suite's report alone, against the project's suites.
+func lifecycleOnlyDocument(t *testing.T) Document {
+	t.Helper()
+	cat, err := ReadCatalogue("testdata/statements.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := LoadRuns("testdata/artifacts", "e2e.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range runs {
+		runs[i].Suites = slices.DeleteFunc(runs[i].Suites, func(r types.Report) bool { return suiteDir(r) != "suites/lifecycle" })
+	}
+	doc, err := Build("testdata/artifacts", runs, cat, projectSuites)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// A run of one suite holds no spec of the statements checked in the others: they are
+// "not in this run", naming the suites it left out, and never "no spec".
+func TestStatementsOfSuitesLeftOutAreNotInThisRun(t *testing.T) {
+	doc := lifecycleOnlyDocument(t)
+	wantLeftOut := "suites/restart suites/termination suites/restart/profiles suites/probes suites/cluster"
+	if got := strings.Join(doc.LeftOut, " "); got != wantLeftOut {
+		t.Errorf("left out %q, want %q", got, wantLeftOut)
+	}
+	for _, id := range []string{"TM-12", "RS-12", "DF-9"} {
+		r := rowOf(t, doc, id)
+		if r.Verdict != NotInRun {
+			t.Errorf("%s: verdict %s, want not in this run", id, r.Verdict)
+		}
+		for _, s := range doc.LeftOut {
+			if !strings.Contains(r.Reason, s) {
+				t.Errorf("%s: reason %q does not name %s", id, r.Reason, s)
+			}
+		}
+		if strings.Contains(r.Reason, "suites/lifecycle") {
+			t.Errorf("%s: reason %q names the suite the run covered", id, r.Reason)
+		}
+	}
+	if r := rowOf(t, doc, "PL-1"); r.Verdict != Conforms || r.Reason != "" {
+		t.Errorf("PL-1, checked in the run: %s %q, want conforms", r.Verdict, r.Reason)
+	}
+	if doc.Counts[NoSpec] != 0 || doc.Counts[NotInRun] != 7 { // RS-7, 11, 12, 13, TM-6, 12, DF-9
+		t.Errorf("no spec %d, not in this run %d; want 0 and 7", doc.Counts[NoSpec], doc.Counts[NotInRun])
+	}
+	for i, c := range doc.ColumnCounts {
+		if c[NotInRun] != 0 {
+			t.Errorf("%s counts %d statements not in this run: a column counts statements with specs there", doc.Columns[i].Label(), c[NotInRun])
+		}
+	}
+}
+
+// A run that covered every suite it was told of, or that was told none, keeps "no spec"
+// for a statement no spec carries.
+func TestNoSpecWhenTheRunCoveredEverySuite(t *testing.T) {
+	cat, err := ReadCatalogue("testdata/statements.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := LoadRuns("testdata/artifacts", "e2e.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, suites := range [][]string{strings.Fields("lifecycle restart termination restart/profiles"), nil} {
+		doc, err := Build("testdata/artifacts", runs, cat, suites)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := rowOf(t, doc, "DF-9"); r.Verdict != NoSpec || r.Reason != "" || len(doc.LeftOut) != 0 {
+			t.Errorf("-suites %q: DF-9 %s %q, left out %v; want no spec", suites, r.Verdict, r.Reason, doc.LeftOut)
+		}
+	}
+}
+
+// A suite is covered by its own report only: restart/profiles's does not cover restart.
+func TestCoveredMatchesTheWholeSuiteDirectory(t *testing.T) {
+	runs := []Run{{Suites: []types.Report{{SuitePath: "/work/main/suites/restart/profiles"}}}}
+	if got := leftOut(strings.Fields("restart restart/profiles profiles"), runs); strings.Join(got, " ") != "suites/restart suites/profiles" {
+		t.Errorf("left out %v, want suites/restart and suites/profiles", got)
 	}
 }

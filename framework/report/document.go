@@ -20,6 +20,9 @@ type Document struct {
 	// (statements with no spec in that configuration are not counted there).
 	Counts       map[Verdict]int
 	ColumnCounts []map[Verdict]int
+	// LeftOut: the project's suites the run did not cover ("suites/probes"); empty
+	// when it covered them all or was not told the project's suites.
+	LeftOut []string
 
 	Suites      []SuiteResult
 	Findings    []FindingRef
@@ -66,6 +69,7 @@ type Row struct {
 	Specs      []SpecRef
 	Cells      []Cell // aligned with Document.Columns
 	Verdict    Verdict
+	Reason     string // for NotInRun: the suites the run left out; empty otherwise
 }
 
 // SuiteResult is one suite's run.

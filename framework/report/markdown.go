@@ -51,6 +51,9 @@ func mdVerdictCounts(w io.Writer, doc Document) {
 		mdRow(w, row...)
 	}
 	fmt.Fprintf(w, "\n\"all\" is each statement's heaviest verdict over every configuration and version; a configuration's column counts the statements that have specs there.\n\n")
+	if len(doc.LeftOut) > 0 {
+		fmt.Fprintf(w, "This run left out %s: a statement with no spec in it is \"not in this run\", not \"no spec\".\n\n", strings.Join(doc.LeftOut, ", "))
+	}
 }
 
 func mdSuites(w io.Writer, doc Document) {
@@ -78,7 +81,11 @@ func mdMatrix(w io.Writer, doc Document) {
 	}
 	mdHeader(w, header...)
 	for _, r := range doc.Rows {
-		row := []string{r.Statement.ID, r.Statement.Short(), fmt.Sprint(len(r.Specs))}
+		specs := fmt.Sprint(len(r.Specs))
+		if r.Reason != "" {
+			specs += " (" + r.Reason + ")"
+		}
+		row := []string{r.Statement.ID, r.Statement.Short(), specs}
 		for _, c := range r.Cells {
 			text := c.CellText()
 			if c.Specs > 0 && c.Verdict != Conforms {

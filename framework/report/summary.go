@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -28,6 +29,10 @@ func WriteSummary(w io.Writer, doc Document, htmlPath string) error {
 	fmt.Fprintf(ew, "\nstatements: %d — %s\n", len(doc.Rows), CountLine(doc.Counts))
 	for i, c := range doc.Columns {
 		fmt.Fprintf(ew, "  %s: %s\n", c.Label(), CountLine(doc.ColumnCounts[i]))
+	}
+	if len(doc.LeftOut) > 0 {
+		// Says why statements are "not in this run", once rather than per statement.
+		fmt.Fprintf(ew, "not in this run: %s\n", strings.Join(doc.LeftOut, " "))
 	}
 	fmt.Fprintf(ew, "drift findings: %d", len(doc.Findings))
 	if len(doc.DriftNotes) > 0 {

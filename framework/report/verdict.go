@@ -10,11 +10,14 @@ import (
 
 // Verdict is what the run says about a statement. Verdicts are ordered by weight: across
 // several specs (or configurations) the heaviest one stands, so one failure is never
-// hidden by passes, and a drift never by conformance.
+// hidden by passes, and a drift never by conformance. NotInRun sits between NotRun
+// and NoSpec: like NotRun it says what the run left out (whole suites rather than
+// specs it held), where NoSpec says the project has no spec for the statement.
 type Verdict int
 
 const (
-	NoSpec   Verdict = iota // no spec carries the statement's ID
+	NoSpec   Verdict = iota // no spec carries the statement's ID, and the run left out no suite
+	NotInRun                // no spec in this run, which left out some of the project's suites
 	NotRun                  // every spec was filtered out (Slow, label filter, focus)
 	Skipped                 // the specs skipped themselves, with a reason
 	Conforms                // a spec passed; none failed or found drift
@@ -24,13 +27,15 @@ const (
 
 // Verdicts lists every verdict, heaviest first, as the report counts them.
 func Verdicts() []Verdict {
-	return []Verdict{Fails, Drift, Conforms, Skipped, NotRun, NoSpec}
+	return []Verdict{Fails, Drift, Conforms, Skipped, NotRun, NotInRun, NoSpec}
 }
 
 func (v Verdict) String() string {
 	switch v {
 	case NotRun:
 		return "not run"
+	case NotInRun:
+		return "not in this run"
 	case Skipped:
 		return "skipped"
 	case Conforms:
@@ -49,6 +54,8 @@ func (v Verdict) Class() string {
 	switch v {
 	case NotRun:
 		return "notrun"
+	case NotInRun:
+		return "notinrun"
 	case NoSpec:
 		return "nospec"
 	default:

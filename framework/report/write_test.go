@@ -146,3 +146,30 @@ func TestTimelineLanes(t *testing.T) {
 		t.Errorf("events %v", events)
 	}
 }
+
+// The report shows why a statement is "not in this run": its own class in the matrix,
+// the suites the run left out beside it and in the legend.
+func TestNotInThisRunIsShownWithTheSuitesLeftOut(t *testing.T) {
+	doc := lifecycleOnlyDocument(t)
+	var page, md bytes.Buffer
+	if err := WriteHTML(&page, doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := xml.NewDecoder(bytes.NewReader(page.Bytes())).Decode(new(struct{})); err != nil {
+		t.Errorf("report.html is not well-formed: %v", err)
+	}
+	reason := rowOf(t, doc, "TM-12").Reason
+	for _, want := range []string{`<td class="v notinrun">TM-12</td>`, "none — " + reason, "This run left out suites/restart, suites/termination"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	for _, want := range []string{"| not in this run | 7 |", "| TM-12 | ", "0 (" + reason + ")", "This run left out suites/restart, suites/termination"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+}

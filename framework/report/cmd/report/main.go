@@ -2,11 +2,16 @@
 // report.html (self-contained: inline CSS and SVG, no script, nothing fetched) and
 // report.md with its charts, and prints a one-screen summary.
 //
-//	go run ./framework/report/cmd/report [-artifacts _artifacts] [-statements ../shared/docs/STATEMENTS.md] [-out DIR]
+//	go run ./framework/report/cmd/report [-artifacts _artifacts] [-statements ../shared/docs/STATEMENTS.md] [-out DIR] [-suites 'lifecycle restart …']
 //
 // It reads <artifacts>/e2e.json and, for a run over several Kubernetes versions
 // (K8S_VERSIONS), <artifacts>/<version>/e2e.json; -json names another report file
 // (make e2e-<suite> writes <suite>.json).
+//
+// -suites lists the project's suites (the Makefile passes ALL_SUITES). A run that
+// covered only some of them (make e2e-lifecycle) holds no spec of the statements
+// checked in the others: those are "not in this run", with the suites it left out,
+// rather than "no spec". Without -suites the run is taken to cover every suite.
 //
 // With -rerun-failed it writes nothing and prints, for each suite with failed specs,
 // one line "<suite dir> <ginkgo flags…>" that selects only those specs
@@ -22,6 +27,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/podlifecycle/conformance/framework/report"
 )
@@ -40,6 +46,7 @@ func run() error {
 	jsonName := flag.String("json", "e2e.json", "the Ginkgo JSON report's file name, at the top of the artifacts directory or in each version directory")
 	rerun := flag.Bool("rerun-failed", false, "print the suites and Ginkgo flags that rerun only the failed specs, one suite per line, and write no report")
 	version := flag.String("version", "", "with -rerun-failed: only this Kubernetes version's failures")
+	suites := flag.String("suites", "", "the project's suites, space-separated directories below suites/ (\"lifecycle restart/profiles\"): a statement with no spec in a run that left some out is \"not in this run\", not \"no spec\"")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %v", flag.Args())
@@ -59,7 +66,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	doc, err := report.Build(*artifacts, runs, cat)
+	doc, err := report.Build(*artifacts, runs, cat, strings.Fields(*suites))
 	if err != nil {
 		return err
 	}

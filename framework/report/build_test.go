@@ -22,6 +22,17 @@ import (
 
 func fixtureDocument(t *testing.T) Document {
 	t.Helper()
+	cat, runs := loadFixture(t)
+	doc, err := Build("testdata/artifacts", runs, cat, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// loadFixture reads the fixture's catalogue and runs.
+func loadFixture(t *testing.T) (Catalogue, []Run) {
+	t.Helper()
 	cat, err := ReadCatalogue("testdata/statements.md")
 	if err != nil {
 		t.Fatal(err)
@@ -30,11 +41,7 @@ func fixtureDocument(t *testing.T) Document {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := Build("testdata/artifacts", runs, cat, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc
+	return cat, runs
 }
 
 func rowOf(t *testing.T, doc Document, id string) Row {
@@ -239,14 +246,7 @@ var projectSuites = strings.Fields("lifecycle restart termination restart/profil
 // lifecycle suite's report alone, against the project's suites.
 func lifecycleOnlyDocument(t *testing.T) Document {
 	t.Helper()
-	cat, err := ReadCatalogue("testdata/statements.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := LoadRuns("testdata/artifacts", "e2e.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat, runs := loadFixture(t)
 	for i := range runs {
 		runs[i].Suites = slices.DeleteFunc(runs[i].Suites, func(r types.Report) bool { return suiteDir(r) != "suites/lifecycle" })
 	}
@@ -295,14 +295,7 @@ func TestStatementsOfSuitesLeftOutAreNotInThisRun(t *testing.T) {
 // A run that covered every suite it was told of, or that was told none, keeps "no spec"
 // for a statement no spec carries.
 func TestNoSpecWhenTheRunCoveredEverySuite(t *testing.T) {
-	cat, err := ReadCatalogue("testdata/statements.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := LoadRuns("testdata/artifacts", "e2e.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat, runs := loadFixture(t)
 	for _, suites := range [][]string{strings.Fields("lifecycle restart termination restart/profiles"), nil} {
 		doc, err := Build("testdata/artifacts", runs, cat, suites)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
 	kindlog "sigs.k8s.io/kind/pkg/log"
@@ -265,7 +266,24 @@ func exportKubeconfig(p *kindcluster.Provider, name, path string) error {
 
 func deleteCluster(p *kindcluster.Provider, stateDir, name string) error {
 	fmt.Fprintf(os.Stderr, "deleting kind cluster %s\n", name)
-	if err := p.Delete(name, ""); err != nil {
+	// Suites side by side that share a cluster delete it at the same moment when they
+	// are interrupted: the one whose `docker rm` meets a node container the other has
+	// just removed fails. Deleting again removes what is left (nothing: no error); a
+	// cluster that is gone is deleted, whoever deleted it.
+	var err error
+	retry := wait.Backoff{Duration: 500 * time.Millisecond, Factor: 2, Steps: 4}
+	_ = wait.ExponentialBackoff(retry, func() (bool, error) {
+		if err = p.Delete(name, ""); err == nil {
+			return true, nil
+		}
+		names, listErr := p.List()
+		if listErr == nil && !slices.Contains(names, name) {
+			err = nil
+			return true, nil
+		}
+		return false, nil
+	})
+	if err != nil {
 		return fmt.Errorf("deleting kind cluster %s: %w", name, err)
 	}
 	_ = os.Remove(filepath.Join(stateDir, name+".kubeconfig"))

@@ -119,22 +119,25 @@ func (r Run) Do(ctx context.Context) ([]Result, error) {
 			errs = append(errs, fmt.Errorf("%s: %w", res.Suite, res.Err))
 		}
 	}
-	if r.JSONReport != "" {
-		if msgs, err := reporters.MergeAndCleanupJSONReports(jsonParts, filepath.Join(r.OutputDir, r.JSONReport)); err != nil {
-			errs = append(errs, fmt.Errorf("merging the JSON reports: %w", err))
-		} else {
-			for _, m := range msgs {
-				fmt.Fprintln(r.Out, m)
-			}
+	for _, m := range []struct {
+		what, report string
+		parts        []string
+		merge        func(sources []string, destination string) ([]string, error)
+	}{
+		{"JSON", r.JSONReport, jsonParts, reporters.MergeAndCleanupJSONReports},
+		{"JUnit", r.JUnitReport, junitParts, reporters.MergeAndCleanupJUnitReports},
+	} {
+		if m.report == "" {
+			continue
 		}
-	}
-	if r.JUnitReport != "" {
-		if msgs, err := reporters.MergeAndCleanupJUnitReports(junitParts, filepath.Join(r.OutputDir, r.JUnitReport)); err != nil {
-			errs = append(errs, fmt.Errorf("merging the JUnit reports: %w", err))
-		} else {
-			for _, m := range msgs {
-				fmt.Fprintln(r.Out, m)
-			}
+		// The messages say which part was missing or unreadable (a suite that never
+		// started writes none); the parts that exist are merged all the same.
+		msgs, err := m.merge(m.parts, filepath.Join(r.OutputDir, m.report))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("merging the %s reports: %w", m.what, err))
+		}
+		for _, msg := range msgs {
+			fmt.Fprintln(r.Out, msg)
 		}
 	}
 	return results, errors.Join(errs...)

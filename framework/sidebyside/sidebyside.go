@@ -11,7 +11,6 @@
 package sidebyside
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -64,8 +63,9 @@ func (r Run) Do(ctx context.Context) ([]Result, error) {
 		return nil, errors.New("sidebyside: a Ginkgo command and at least one suite are needed")
 	}
 	out := &lineWriter{w: r.Out}
+	reports := r.reports()
+	together := EnvVar + "=" + strings.Join(names(r.Suites), ",")
 	results := make([]Result, len(r.Suites))
-	var jsonParts, junitParts []string
 	var wg sync.WaitGroup
 	for i, suite := range r.Suites {
 		name := Name(suite)
@@ -73,19 +73,14 @@ func (r Run) Do(ctx context.Context) ([]Result, error) {
 		if r.OutputDir != "" {
 			args = append(args, "--output-dir="+r.OutputDir)
 		}
-		if r.JSONReport != "" {
-			part := partName(r.JSONReport, name)
-			jsonParts = append(jsonParts, filepath.Join(r.OutputDir, part))
-			args = append(args, "--json-report="+part)
-		}
-		if r.JUnitReport != "" {
-			part := partName(r.JUnitReport, name)
-			junitParts = append(junitParts, filepath.Join(r.OutputDir, part))
-			args = append(args, "--junit-report="+part)
+		for j := range reports {
+			part := partName(reports[j].file, name)
+			reports[j].parts = append(reports[j].parts, filepath.Join(r.OutputDir, part))
+			args = append(args, reports[j].flag+"="+part)
 		}
 		args = append(args, suite)
 		cmd := exec.CommandContext(ctx, r.Ginkgo[0], args...)
-		cmd.Env = append(os.Environ(), EnvVar+"="+strings.Join(names(r.Suites), ","))
+		cmd.Env = append(os.Environ(), together)
 		prefix := "[" + name + "] "
 		stdout, stderr := out.prefixed(prefix), out.prefixed(prefix)
 		cmd.Stdout, cmd.Stderr = stdout, stderr
@@ -102,14 +97,12 @@ func (r Run) Do(ctx context.Context) ([]Result, error) {
 			results[i].Err = err
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			results[i].Err = cmd.Wait()
 			results[i].Elapsed = time.Since(start)
 			stdout.flush()
 			stderr.flush()
-		}()
+		})
 	}
 	wg.Wait()
 
@@ -119,28 +112,38 @@ func (r Run) Do(ctx context.Context) ([]Result, error) {
 			errs = append(errs, fmt.Errorf("%s: %w", res.Suite, res.Err))
 		}
 	}
-	for _, m := range []struct {
-		what, report string
-		parts        []string
-		merge        func(sources []string, destination string) ([]string, error)
-	}{
-		{"JSON", r.JSONReport, jsonParts, reporters.MergeAndCleanupJSONReports},
-		{"JUnit", r.JUnitReport, junitParts, reporters.MergeAndCleanupJUnitReports},
-	} {
-		if m.report == "" {
-			continue
-		}
+	for _, rep := range reports {
 		// The messages say which part was missing or unreadable (a suite that never
 		// started writes none); the parts that exist are merged all the same.
-		msgs, err := m.merge(m.parts, filepath.Join(r.OutputDir, m.report))
+		msgs, err := rep.merge(rep.parts, filepath.Join(r.OutputDir, rep.file))
 		if err != nil {
-			errs = append(errs, fmt.Errorf("merging the %s reports: %w", m.what, err))
+			errs = append(errs, fmt.Errorf("merging the %s reports: %w", rep.flag, err))
 		}
 		for _, msg := range msgs {
 			fmt.Fprintln(r.Out, msg)
 		}
 	}
 	return results, errors.Join(errs...)
+}
+
+// report is one kind of report every suite writes a part of, merged at the end.
+type report struct {
+	flag  string // Ginkgo's flag naming the file
+	file  string // the merged report's file name in OutputDir
+	merge func(sources []string, destination string) ([]string, error)
+	parts []string
+}
+
+// reports are the reports asked for (a file name given).
+func (r Run) reports() []report {
+	var out []report
+	if r.JSONReport != "" {
+		out = append(out, report{flag: "--json-report", file: r.JSONReport, merge: reporters.MergeAndCleanupJSONReports})
+	}
+	if r.JUnitReport != "" {
+		out = append(out, report{flag: "--junit-report", file: r.JUnitReport, merge: reporters.MergeAndCleanupJUnitReports})
+	}
+	return out
 }
 
 // Name is how a suite is named in prefixes and report file names: its path below
@@ -208,8 +211,5 @@ func (p *prefixWriter) flush() {
 func (p *prefixWriter) emit(line []byte) {
 	p.to.mu.Lock()
 	defer p.to.mu.Unlock()
-	w := bufio.NewWriter(p.to.w)
-	w.WriteString(p.prefix)
-	w.Write(line)
-	w.Flush()
+	p.to.w.Write(append([]byte(p.prefix), line...))
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 )
@@ -41,10 +40,9 @@ esac
 if [ -n "$other" ]; then
   i=0; while [ ! -e "$dir/started-$other" ]; do i=$((i+1)); [ $i -gt 100 ] && { echo "$other never started"; exit 3; }; sleep 0.05; done
 fi
+[ "$name" = hangs ] && trap 'report false; echo interrupted; exit 130' INT
 echo "side by side: $E2E_SIDE_BY_SIDE"
-case $name in
-  hangs) trap 'report false; echo interrupted; exit 130' INT; while :; do sleep 0.05; done ;;
-esac
+[ "$name" = hangs ] && while :; do sleep 0.05; done
 printf 'last line without newline'
 case $name in
   fails) report false; exit 1 ;;
@@ -64,11 +62,16 @@ func writeFake(t *testing.T) string {
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
+	// onLine, if set, is called with each line written (Do writes whole lines).
+	onLine func(string)
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.onLine != nil {
+		s.onLine(string(p))
+	}
 	return s.b.Write(p)
 }
 
@@ -149,18 +152,14 @@ func TestAFailingSuiteFailsTheRunAndKeepsTheOthersReports(t *testing.T) {
 
 func TestCancelInterruptsEverySuite(t *testing.T) {
 	dir := t.TempDir()
-	var out syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		// Cancel once the suite has started (its marker file exists).
-		for i := 0; i < 200; i++ {
-			if _, err := os.Stat(filepath.Join(dir, "started-hangs")); err == nil {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
+	defer cancel()
+	// Cancel once the suite says it runs (its INT trap is set by then).
+	out := syncBuffer{onLine: func(line string) {
+		if strings.HasPrefix(line, "[hangs] side by side:") {
+			cancel()
 		}
-		cancel()
-	}()
+	}}
 	_, err := Run{
 		Ginkgo: []string{writeFake(t)}, Suites: []string{"./suites/hangs"},
 		OutputDir: dir, JSONReport: "e2e.json", Out: &out, Interrupt: InterruptGroup,

@@ -13,6 +13,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -54,18 +55,17 @@ func main() {
 	}
 	wg.Wait()
 
+	failed := errors.Join(errs...)
 	outcome := cluster.Succeeded
 	switch {
 	case ctx.Err() != nil:
 		outcome = cluster.Interrupted
-	case anyError(errs):
+	case failed != nil:
 		outcome = cluster.Failed
 	}
-	failed := false
 	for i, k := range kinds {
 		if errs[i] != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", configs[i], errs[i])
-			failed = true
 		}
 		if outcome != cluster.Succeeded {
 			if err := k.Release(context.WithoutCancel(ctx), &cluster.Cluster{}, outcome); err != nil {
@@ -73,16 +73,7 @@ func main() {
 			}
 		}
 	}
-	if failed || outcome != cluster.Succeeded {
+	if outcome != cluster.Succeeded {
 		os.Exit(1)
 	}
-}
-
-func anyError(errs []error) bool {
-	for _, err := range errs {
-		if err != nil {
-			return true
-		}
-	}
-	return false
 }

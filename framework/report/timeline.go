@@ -2,17 +2,18 @@ package report
 
 import (
 	"encoding/json"
-	"github.com/podlifecycle/conformance/framework/observe"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/podlifecycle/conformance/framework/observe"
 )
 
 // savedTimeline is the JSON framework/observe's Timeline.Save writes, named
-// <spec full text, made file-safe>-<pod>.json in the suite's artifacts directory.
-// Declared here rather than imported: observe brings client-go's informers along.
+// observe.SavedName(spec, pod)+".json" in the suite's artifacts directory: the
+// reading side of the anonymous struct Save marshals.
 type savedTimeline struct {
 	Namespace string `json:"namespace"`
 	Pod       string `json:"pod"`

@@ -48,9 +48,11 @@ func (e *Env) recordClusterFacts(ctx context.Context, kindConfig string) {
 	if run := os.Getenv("E2E_RUN_ID"); run != "" && e.Cluster.Kubeconfig != "" {
 		saved = e.Cluster.Kubeconfig + ".facts-" + run + ".json"
 	}
-	if b, err := os.ReadFile(saved); saved != "" && err == nil && json.Unmarshal(b, &cf) == nil && cf.Config == config {
-		AddReportEntry(report.FactsEntry, cf, ReportEntryVisibilityNever)
-		return
+	if saved != "" {
+		if b, err := os.ReadFile(saved); err == nil && json.Unmarshal(b, &cf) == nil && cf.Config == config {
+			AddReportEntry(report.FactsEntry, cf, ReportEntryVisibilityNever)
+			return
+		}
 	}
 	cf = e.readClusterFacts(ctx, config)
 	if saved != "" {

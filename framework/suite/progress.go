@@ -14,6 +14,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/podlifecycle/conformance/framework/sidebyside"
 )
 
 // progress prints a line to the console as each spec ends, so that a run of many
@@ -27,6 +29,7 @@ import (
 // the CLI holds the processes' stdout back until they exit.
 type progress struct {
 	suite string
+	label string // what a line starts with: "[suite] ", or nothing side by side
 	start time.Time
 
 	mu      sync.Mutex
@@ -41,7 +44,11 @@ type progress struct {
 const counterHeader = len("0000000000\n")
 
 func newProgress(suite string) *progress {
-	return &progress{suite: suite, start: time.Now()}
+	label := "[" + suite + "] "
+	if os.Getenv(sidebyside.EnvVar) != "" {
+		label = "" // the side-by-side runner prefixes every line of the suite already
+	}
+	return &progress{suite: suite, label: label, start: time.Now()}
 }
 
 // register adds the reporting nodes to the suite.
@@ -78,7 +85,7 @@ func (p *progress) specDone(r SpecReport) {
 	// The line is ended by the next one, not by a newline of its own: Ginkgo prints its
 	// mark for the spec (• passed, S skipped) right after, which so ends the line
 	// instead of starting the next; a failure's block starts on a line of its own.
-	fmt.Fprint(p.out, "\n"+progressLine(p.suite, done, total, time.Since(p.start), r.State, r.FullText())+" ")
+	fmt.Fprint(p.out, "\n"+progressLine(p.label, done, total, time.Since(p.start), r.State, r.FullText())+" ")
 }
 
 // open picks the console and, under -p, the counter, once.
@@ -141,11 +148,12 @@ func counterPath(suite string) string {
 	return filepath.Join(os.TempDir(), "podlifecycle-progress-"+hex.EncodeToString(sum[:8]))
 }
 
-// progressLine: "[lifecycle] 3/20 specs, 1m2s — passed The pod …".
-func progressLine(suite string, done, total int, elapsed time.Duration, state types.SpecState, text string) string {
+// progressLine: "[lifecycle] 3/20 specs, 1m2s — passed The pod …", label being
+// "[lifecycle] ".
+func progressLine(label string, done, total int, elapsed time.Duration, state types.SpecState, text string) string {
 	of := "?"
 	if total > 0 {
 		of = strconv.Itoa(total)
 	}
-	return fmt.Sprintf("[%s] %d/%s specs, %s — %s %s", suite, done, of, elapsed.Round(time.Second), state, text)
+	return fmt.Sprintf("%s%d/%s specs, %s — %s %s", label, done, of, elapsed.Round(time.Second), state, text)
 }

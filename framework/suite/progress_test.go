@@ -11,11 +11,11 @@ import (
 )
 
 func TestProgressLine(t *testing.T) {
-	got := progressLine("restart-profiles", 3, 20, 62400*time.Millisecond, types.SpecStatePassed, "The restart policy Always restarts")
+	got := progressLine("[restart-profiles] ", 3, 20, 62400*time.Millisecond, types.SpecStatePassed, "The restart policy Always restarts")
 	if want := "[restart-profiles] 3/20 specs, 1m2s — passed The restart policy Always restarts"; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
-	if got := progressLine("x", 1, 0, 0, types.SpecStateTimedout, "t"); got != "[x] 1/? specs, 0s — timedout t" {
+	if got := progressLine("[x] ", 1, 0, 0, types.SpecStateTimedout, "t"); got != "[x] 1/? specs, 0s — timedout t" {
 		t.Errorf("without a total: %q", got)
 	}
 }

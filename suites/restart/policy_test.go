@@ -63,10 +63,11 @@ func oomKilled(policy corev1.RestartPolicy) *corev1.Pod {
 	return p
 }
 
-// oomReportWindow is how long an OOM-killed child's container stays after the kill so
-// that the runtime's shim reads the OOM event while the cgroup exists (see
-// oomKilled): the shim's goroutine is runnable at the kill, 5 s is that delay on a
-// machine loaded far beyond anything CI has shown (there it missed by ~0.1 s).
+// oomReportWindow is how long main stays after its child's OOM kill, so that the
+// runtime's shim reads the OOM event while the cgroup still exists (see oomKilled).
+// The shim's reader is runnable from the kill on; in CI's failure the exit was
+// handled 0.1 s after the kill with the event still unread, and 5 s is fifty times
+// that.
 const oomReportWindow = 5 * time.Second
 
 var (

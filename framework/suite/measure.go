@@ -22,3 +22,10 @@ func Record(exp *gmeasure.Experiment, name string, measured, min, max time.Durat
 	exp.RecordDuration(name, measured, gmeasure.Precision(time.Millisecond),
 		gmeasure.Annotation(fmt.Sprintf("allowed %d–%d ms", min.Milliseconds(), max.Milliseconds())))
 }
+
+// RecordAtLeast keeps a measured span in exp whose only bound is a minimum (a span
+// from a moment known to come before the one the statement times from).
+func RecordAtLeast(exp *gmeasure.Experiment, name string, measured, min time.Duration) {
+	exp.RecordDuration(name, measured, gmeasure.Precision(time.Millisecond),
+		gmeasure.Annotation(fmt.Sprintf("allowed at least %d ms", min.Milliseconds())))
+}

@@ -19,13 +19,17 @@ func Timings(name string) *gmeasure.Experiment {
 // Record keeps a measured span in exp, in milliseconds, annotated with the range the
 // spec allows for it, so the report shows expected against measured.
 func Record(exp *gmeasure.Experiment, name string, measured, min, max time.Duration) {
-	exp.RecordDuration(name, measured, gmeasure.Precision(time.Millisecond),
-		gmeasure.Annotation(fmt.Sprintf("allowed %d–%d ms", min.Milliseconds(), max.Milliseconds())))
+	record(exp, name, measured, fmt.Sprintf("allowed %d–%d ms", min.Milliseconds(), max.Milliseconds()))
 }
 
 // RecordAtLeast keeps a measured span in exp whose only bound is a minimum (a span
 // from a moment known to come before the one the statement times from).
 func RecordAtLeast(exp *gmeasure.Experiment, name string, measured, min time.Duration) {
-	exp.RecordDuration(name, measured, gmeasure.Precision(time.Millisecond),
-		gmeasure.Annotation(fmt.Sprintf("allowed at least %d ms", min.Milliseconds())))
+	record(exp, name, measured, fmt.Sprintf("allowed at least %d ms", min.Milliseconds()))
+}
+
+// record keeps measured in milliseconds with the allowed range as its annotation,
+// which the statement report reads (framework/report's allowedRange).
+func record(exp *gmeasure.Experiment, name string, measured time.Duration, allowed string) {
+	exp.RecordDuration(name, measured, gmeasure.Precision(time.Millisecond), gmeasure.Annotation(allowed))
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	ginkgotypes "github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
 	corev1 "k8s.io/api/core/v1"
@@ -93,9 +94,13 @@ var _ = Describe("Restart policy", func() {
 
 	// The table's body waits once, for every entry: the pod's start and its first
 	// restart, plus, for an OOM kill, the container's oomReportWindow after it (a 16Mi
-	// limit is reached in well under a second).
+	// limit is reached in well under a second). entry gives that wait to the body and,
+	// as its SpecTimeout, to Ginkgo.
 	exitBound, oomBound := podStartBound+firstRestartBound, podStartBound+oomReportWindow+firstRestartBound
-	exitTimeout, oomTimeout := suite.Timeout(exitBound), suite.Timeout(oomBound)
+	entry := func(description string, bound time.Duration, policy corev1.RestartPolicy, build scenario, want types.GomegaMatcher) TableEntry {
+		// The caller's location, so that each entry reports its own line, not this one.
+		return Entry(description, ginkgotypes.NewCodeLocation(1), suite.Timeout(bound), policy, build, bound, want)
+	}
 	DescribeTable("decides by exit code whether a container restarts, and the pod phase follows",
 		Label("RS-2"), func(ctx SpecContext, policy corev1.RestartPolicy, build scenario, bound time.Duration, want types.GomegaMatcher) {
 			ns := env.Namespace(ctx)
@@ -103,17 +108,17 @@ var _ = Describe("Restart policy", func() {
 			// Restarts come at once after the first exit; terminal phases follow the exits.
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(bound).Should(want)
 		},
-		Entry("exit 0, Always: restarted, Running", exitTimeout, corev1.RestartPolicyAlways, exits("0"), exitBound, restarted("Completed")),
-		Entry("exit 0, OnFailure: Succeeded", exitTimeout, corev1.RestartPolicyOnFailure, exits("0"), exitBound, notRestarted(corev1.PodSucceeded, "Completed")),
-		Entry("exit 0, Never: Succeeded", exitTimeout, corev1.RestartPolicyNever, exits("0"), exitBound, notRestarted(corev1.PodSucceeded, "Completed")),
-		Entry("exit 1, Always: restarted, Running", exitTimeout, corev1.RestartPolicyAlways, exits("1"), exitBound, restarted("Error")),
-		Entry("exit 1, OnFailure: restarted, Running", exitTimeout, corev1.RestartPolicyOnFailure, exits("1"), exitBound, restarted("Error")),
-		Entry("exit 1, Never: Failed", exitTimeout, corev1.RestartPolicyNever, exits("1"), exitBound, notRestarted(corev1.PodFailed, "Error")),
-		Entry("one of two exits 1, Always: it restarts, Running", exitTimeout, corev1.RestartPolicyAlways, scenario(oneOfTwoFails), exitBound, And(restarted("Error"), HaveContainerRestarts("other", 0))),
-		Entry("one of two exits 1, OnFailure: it restarts, Running", exitTimeout, corev1.RestartPolicyOnFailure, scenario(oneOfTwoFails), exitBound, And(restarted("Error"), HaveContainerRestarts("other", 0))),
-		Entry("OOM-killed, Always: restarted, Running", oomTimeout, corev1.RestartPolicyAlways, scenario(oomKilled), oomBound, restarted("OOMKilled")),
-		Entry("OOM-killed, OnFailure: restarted, Running", oomTimeout, corev1.RestartPolicyOnFailure, scenario(oomKilled), oomBound, restarted("OOMKilled")),
-		Entry("OOM-killed, Never: Failed", oomTimeout, corev1.RestartPolicyNever, scenario(oomKilled), oomBound, notRestarted(corev1.PodFailed, "OOMKilled")),
+		entry("exit 0, Always: restarted, Running", exitBound, corev1.RestartPolicyAlways, exits("0"), restarted("Completed")),
+		entry("exit 0, OnFailure: Succeeded", exitBound, corev1.RestartPolicyOnFailure, exits("0"), notRestarted(corev1.PodSucceeded, "Completed")),
+		entry("exit 0, Never: Succeeded", exitBound, corev1.RestartPolicyNever, exits("0"), notRestarted(corev1.PodSucceeded, "Completed")),
+		entry("exit 1, Always: restarted, Running", exitBound, corev1.RestartPolicyAlways, exits("1"), restarted("Error")),
+		entry("exit 1, OnFailure: restarted, Running", exitBound, corev1.RestartPolicyOnFailure, exits("1"), restarted("Error")),
+		entry("exit 1, Never: Failed", exitBound, corev1.RestartPolicyNever, exits("1"), notRestarted(corev1.PodFailed, "Error")),
+		entry("one of two exits 1, Always: it restarts, Running", exitBound, corev1.RestartPolicyAlways, scenario(oneOfTwoFails), And(restarted("Error"), HaveContainerRestarts("other", 0))),
+		entry("one of two exits 1, OnFailure: it restarts, Running", exitBound, corev1.RestartPolicyOnFailure, scenario(oneOfTwoFails), And(restarted("Error"), HaveContainerRestarts("other", 0))),
+		entry("OOM-killed, Always: restarted, Running", oomBound, corev1.RestartPolicyAlways, scenario(oomKilled), restarted("OOMKilled")),
+		entry("OOM-killed, OnFailure: restarted, Running", oomBound, corev1.RestartPolicyOnFailure, scenario(oomKilled), restarted("OOMKilled")),
+		entry("OOM-killed, Never: Failed", oomBound, corev1.RestartPolicyNever, scenario(oomKilled), notRestarted(corev1.PodFailed, "OOMKilled")),
 	)
 
 	It("under Never, keeps the pod Running while the other container runs, and Failed once all have exited", Label("RS-2"), suite.Timeout(podStartBound, 8*time.Second+10*time.Second), func(ctx SpecContext) {

@@ -79,6 +79,7 @@ test:
 	go test -vet=off ./framework/...
 	cd images && go vet ./...
 	bash images/scripts/test-errors.sh
+	bash images/scripts/test-fresh-clone.sh
 
 # KUBECONFIG set: run against that cluster and build nothing. With K8S_VERSIONS the
 # run builds each version's images itself.

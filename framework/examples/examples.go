@@ -1,5 +1,5 @@
 // Package examples holds the documentation's example manifests as the docs print them
-// (the Pod Lifecycle page, shared/docs/seeds): one YAML file per manifest under
+// (the Pod Lifecycle page, framework/statements/pages): one YAML file per manifest under
 // manifests/, named after its metadata.name, embedded in the binary. Each has a typed
 // accessor for specs that change what their statement needs, visibly, and run the pod
 // under a timeline; Manifest gives the bytes for specs that create the objects as the

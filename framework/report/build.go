@@ -8,6 +8,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/podlifecycle/conformance/framework/drift"
+	"github.com/podlifecycle/conformance/framework/statements"
 )
 
 // Build reads the runs of an artifacts directory against the catalogue into the
@@ -15,8 +16,8 @@ import (
 // and the evidence behind them. suites is the project's suites, as directories below
 // suites/ ("restart/profiles"): a statement with no spec in runs that left some of them
 // out is "not in this run"; with suites nil the runs are taken to be the whole project.
-func Build(artifacts string, runs []Run, cat Catalogue, suites []string) (Document, error) {
-	b := builder{doc: Document{Artifacts: artifacts, KnownDrift: cat.KnownDrift, LeftOut: leftOut(suites, runs)},
+func Build(artifacts string, runs []Run, cat statements.Catalogue, suites []string) (Document, error) {
+	b := builder{doc: Document{Artifacts: artifacts, KnownDrift: knownDrift(cat), LeftOut: leftOut(suites, runs)},
 		artifacts: artifacts, columns: map[Column]int{}, facts: map[Column]int{}, byID: map[string]map[Column][]SpecRef{}}
 	for _, run := range runs {
 		b.addRun(run)
@@ -123,7 +124,7 @@ func (b *builder) addSuite(run Run, version string, suite types.Report) {
 		for _, exp := range experimentsOf(s) {
 			b.doc.Experiments = append(b.doc.Experiments, ExperimentRef{Name: exp.Name, Spec: ref, Rows: measurementRows(exp)})
 		}
-		for _, id := range StatementIDs(s.Labels()) {
+		for _, id := range statements.IDs(s.Labels()) {
 			forID := ref
 			forID.Verdict = specVerdict(s, id, findings)
 			forID.Reason = reasonOf(s, forID.Verdict, id, findings, result.SetupFailed, interrupted)
@@ -196,11 +197,13 @@ func (b *builder) addFailure(run Run, root, dir string, ref SpecRef, s types.Spe
 
 // rows makes the matrix: the catalogue's statements in its order, then IDs that specs
 // carry and the catalogue does not list, so that neither goes unnoticed.
-func (b *builder) rows(cat Catalogue) {
+func (b *builder) rows(cat statements.Catalogue) {
 	listed := map[string]bool{}
-	for _, st := range cat.Statements {
+	for _, st := range cat.Statements() {
 		listed[st.ID] = true
-		b.doc.Rows = append(b.doc.Rows, b.row(st, true))
+		r := b.row(st, true)
+		r.Citations = citations(cat, st.Sources)
+		b.doc.Rows = append(b.doc.Rows, r)
 	}
 	var extra []string
 	for id := range b.byID {
@@ -210,7 +213,7 @@ func (b *builder) rows(cat Catalogue) {
 	}
 	slices.Sort(extra)
 	for _, id := range extra {
-		b.doc.Rows = append(b.doc.Rows, b.row(Statement{ID: id, Text: "(not in the catalogue)"}, false))
+		b.doc.Rows = append(b.doc.Rows, b.row(statements.Statement{ID: id, Text: "(not in the catalogue)"}, false))
 	}
 	b.doc.Counts = map[Verdict]int{}
 	b.doc.ColumnCounts = make([]map[Verdict]int, len(b.doc.Columns))
@@ -227,7 +230,7 @@ func (b *builder) rows(cat Catalogue) {
 	}
 }
 
-func (b *builder) row(st Statement, catalogued bool) Row {
+func (b *builder) row(st statements.Statement, catalogued bool) Row {
 	r := Row{Statement: st, Catalogued: catalogued, Cells: make([]Cell, len(b.doc.Columns))}
 	for i, col := range b.doc.Columns {
 		specs := b.byID[st.ID][col]
@@ -244,10 +247,33 @@ func (b *builder) row(st Statement, catalogued bool) Row {
 		r.Verdict = heaviest(r.Verdict, cell.Verdict)
 		r.Specs = append(r.Specs, specs...)
 	}
-	if len(r.Specs) == 0 && len(b.doc.LeftOut) > 0 {
+	switch {
+	case len(r.Specs) > 0:
+	case st.NotCheckable != "":
+		// Said before "not in this run": a suite left out would not have checked it either.
+		r.Verdict, r.Reason = NotCheckable, st.NotCheckable
+	case len(b.doc.LeftOut) > 0:
 		r.Verdict, r.Reason = NotInRun, notInRunReason(b.doc.LeftOut)
 	}
 	return r
+}
+
+// citations are a statement's sources with the catalogue's page addresses and titles.
+func citations(cat statements.Catalogue, sources []statements.Source) []Citation {
+	var out []Citation
+	for _, s := range sources {
+		p, _ := cat.Page(s.Seed)
+		out = append(out, Citation{URL: cat.URL(s), Page: p.Title, Language: p.Language, Seed: s.Seed, Section: s.Section, Quote: s.Quote})
+	}
+	return out
+}
+
+func knownDrift(cat statements.Catalogue) []KnownDriftRef {
+	var out []KnownDriftRef
+	for _, d := range cat.KnownDrift {
+		out = append(out, KnownDriftRef{Topic: d.Topic, Statements: d.Statements, Text: d.Text, Citations: citations(cat, d.Sources)})
+	}
+	return out
 }
 
 // firstLine is the first line of a message, for a table cell; the full message is

@@ -12,6 +12,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/podlifecycle/conformance/framework/drift"
+	"github.com/podlifecycle/conformance/framework/statements"
 )
 
 // The fixture (testdata/artifacts) is a real run's e2e.json cut down to a few specs of
@@ -31,12 +32,9 @@ func fixtureDocument(t *testing.T) Document {
 }
 
 // loadFixture reads the fixture's catalogue and runs.
-func loadFixture(t *testing.T) (Catalogue, []Run) {
+func loadFixture(t *testing.T) (statements.Catalogue, []Run) {
 	t.Helper()
-	cat, err := ReadCatalogue("testdata/statements.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := fixtureCatalogue(t)
 	runs, err := LoadRuns("testdata/artifacts", "e2e.json")
 	if err != nil {
 		t.Fatal(err)
@@ -69,6 +67,7 @@ func TestVerdictsOfTheFixture(t *testing.T) {
 		"TM-14": NotRun,
 		"RS-7":  NotRun,
 		"DF-9":  NoSpec,
+		"DF-8":  NotCheckable, // no spec, and the catalogue says why
 		"PL-1":  Conforms,
 		"PL-5":  Conforms, // its spec has only a free-text "drift: " note: not a finding
 		"PC-10": Conforms,
@@ -91,6 +90,15 @@ func TestVerdictsOfTheFixture(t *testing.T) {
 	if r := rowOf(t, doc, "QQ-7"); r.Catalogued {
 		t.Errorf("QQ-7 is marked as catalogued")
 	}
+	if r := rowOf(t, doc, "DF-8"); r.Reason != "no such cluster here" {
+		t.Errorf("DF-8 is not checkable for %q, want the catalogue's reason", r.Reason)
+	}
+	if r := rowOf(t, doc, "PL-1"); len(r.Citations) != 1 || r.Citations[0].URL != "https://example.invalid/page/" || r.Citations[0].Quote != "the words of PL-1" {
+		t.Errorf("PL-1's citations: %+v", r.Citations)
+	}
+	if r := rowOf(t, doc, "DF-8"); len(r.Citations) != 1 || r.Citations[0].URL != "https://example.invalid/page/#sec" {
+		t.Errorf("DF-8's citation has no anchor: %+v", r.Citations)
+	}
 }
 
 func cellReasons(r Row) []string {
@@ -101,16 +109,30 @@ func cellReasons(r Row) []string {
 	return out
 }
 
+// fixtureCatalogue is the cut of the catalogue the fixture's runs are read against.
+func fixtureCatalogue(t *testing.T) statements.Catalogue {
+	t.Helper()
+	data, err := os.ReadFile("testdata/statements.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := statements.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
 func TestMatrixListsEveryCatalogueIDAndCountsMatch(t *testing.T) {
 	doc := fixtureDocument(t)
-	cat, _ := ReadCatalogue("testdata/statements.md")
-	for i, st := range cat.Statements {
+	cat := fixtureCatalogue(t)
+	for i, st := range cat.Statements() {
 		if doc.Rows[i].Statement.ID != st.ID {
 			t.Fatalf("row %d is %s, want %s in catalogue order", i, doc.Rows[i].Statement.ID, st.ID)
 		}
 	}
-	if len(doc.Rows) != len(cat.Statements)+1 { // + QQ-7
-		t.Errorf("%d rows for %d statements and one uncatalogued ID", len(doc.Rows), len(cat.Statements))
+	if len(doc.Rows) != len(cat.Statements())+1 { // + QQ-7
+		t.Errorf("%d rows for %d statements and one uncatalogued ID", len(doc.Rows), len(cat.Statements()))
 	}
 	recount := map[Verdict]int{}
 	for _, r := range doc.Rows {
@@ -166,7 +188,7 @@ func TestObservedAgreementIsConformanceNotDrift(t *testing.T) {
 			spec.ReportEntries = append(spec.ReportEntries, savedEntry(t, drift.EntryPrefix+f.Topic, f))
 		}
 		run := Run{Suites: []types.Report{{SuitePath: "/repo/suites/lifecycle", SpecReports: types.SpecReports{spec}}}}
-		doc, err := Build(t.TempDir(), []Run{run}, Catalogue{Statements: []Statement{{ID: "PC-10"}}}, nil)
+		doc, err := Build(t.TempDir(), []Run{run}, oneStatement("PC-10"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +244,7 @@ func TestVersionDirectories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := Build(dir, runs, Catalogue{Statements: []Statement{{ID: "TM-12"}}}, nil)
+	doc, err := Build(dir, runs, oneStatement("TM-12"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,4 +335,9 @@ func TestCoveredMatchesTheWholeSuiteDirectory(t *testing.T) {
 	if got := leftOut(strings.Fields("restart restart/profiles profiles"), runs); strings.Join(got, " ") != "suites/restart suites/profiles" {
 		t.Errorf("left out %v, want suites/restart and suites/profiles", got)
 	}
+}
+
+// oneStatement is a catalogue of one statement, for runs made up by a test.
+func oneStatement(id string) statements.Catalogue {
+	return statements.Catalogue{Areas: []statements.Area{{Code: id[:2], Statements: []statements.Statement{{ID: id}}}}}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/podlifecycle/conformance/framework/drift"
+	"github.com/podlifecycle/conformance/framework/statements"
 )
 
 // Document is everything the report shows, built once from a run's artifacts; the
@@ -27,7 +28,7 @@ type Document struct {
 	Suites      []SuiteResult
 	Findings    []FindingRef
 	DriftNotes  []NoteRef
-	KnownDrift  string
+	KnownDrift  []KnownDriftRef
 	Facts       []FactsView
 	Delays      []DelaysRef
 	Experiments []ExperimentRef
@@ -64,12 +65,34 @@ type Cell struct {
 
 // Row is one statement of the matrix.
 type Row struct {
-	Statement  Statement
-	Catalogued bool // false: a spec carries the ID, the catalogue does not list it
+	Statement  statements.Statement
+	Catalogued bool       // false: a spec carries the ID, the catalogue does not list it
+	Citations  []Citation // where the pages make the statement's claims
 	Specs      []SpecRef
 	Cells      []Cell // aligned with Document.Columns
 	Verdict    Verdict
-	Reason     string // for NotInRun: the suites the run left out; empty otherwise
+	// Reason: for NotInRun the suites the run left out, for NotCheckable the
+	// catalogue's reason; empty otherwise.
+	Reason string
+}
+
+// Citation is one source of a statement as the report shows it: the page's upstream
+// address with the section's anchor, and the page's own words.
+type Citation struct {
+	URL      string
+	Page     string // the page's title
+	Language string
+	Seed     string // the page's file under framework/statements/pages
+	Section  string
+	Quote    string
+}
+
+// KnownDriftRef is a disagreement the catalogue already records, with its citations.
+type KnownDriftRef struct {
+	Topic      string
+	Statements []string
+	Text       string
+	Citations  []Citation
 }
 
 // SuiteResult is one suite's run.

@@ -41,13 +41,14 @@ func CountList(counts map[Verdict]int) []Count {
 	return out
 }
 
-// CountLine is counts on one line: "fails 1 · drift 6 · …". "not in this run" is
-// left out when none is: only a run of some of the suites has any, and a
-// configuration's counts never do (they count statements with specs there).
+// CountLine is counts on one line: "fails 1 · drift 6 · …". "not in this run" and
+// "not checkable here" are left out when none is: only a run of some of the suites
+// has the first, only a catalogue that marks statements the second, and a
+// configuration's counts never have either (they count statements with specs there).
 func CountLine(counts map[Verdict]int) string {
 	var parts []string
 	for _, c := range CountList(counts) {
-		if c.Verdict == NotInRun && c.N == 0 {
+		if (c.Verdict == NotInRun || c.Verdict == NotCheckable) && c.N == 0 {
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s %d", c.Verdict, c.N))

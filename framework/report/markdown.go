@@ -114,4 +114,18 @@ func mdMatrix(w io.Writer, doc Document) {
 		}
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintf(w, "### Statements and where the pages make them\n\n")
+	for _, r := range doc.Rows {
+		if !r.Catalogued {
+			continue
+		}
+		fmt.Fprintf(w, "- **%s** %s\n", r.Statement.ID, strings.Join(strings.Fields(r.Statement.Text), " "))
+		for _, c := range r.Citations {
+			fmt.Fprintf(w, "  - %s\n", mdCitation(c))
+		}
+		if r.Statement.Note != "" {
+			fmt.Fprintf(w, "  - note: %s\n", r.Statement.Note)
+		}
+	}
+	fmt.Fprintln(w)
 }

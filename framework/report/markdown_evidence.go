@@ -38,8 +38,15 @@ func mdDrift(w io.Writer, doc Document) {
 		}
 		fmt.Fprintln(w)
 	}
-	if doc.KnownDrift != "" {
-		fmt.Fprintf(w, "### Known drift (from the statement catalogue)\n\n%s\n\n", doc.KnownDrift)
+	if len(doc.KnownDrift) > 0 {
+		fmt.Fprintf(w, "### Known drift (from the statement catalogue)\n\n")
+		for _, d := range doc.KnownDrift {
+			fmt.Fprintf(w, "- **%s** (%s): %s\n", d.Topic, strings.Join(d.Statements, ", "), d.Text)
+			for _, c := range d.Citations {
+				fmt.Fprintf(w, "  - %s\n", mdCitation(c))
+			}
+		}
+		fmt.Fprintln(w)
 	}
 }
 

@@ -52,3 +52,9 @@ func code(s string) string {
 	}
 	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
 }
+
+// mdCitation is a source on one line: the page and section as a link, the page file
+// it was read from, and the page's own words.
+func mdCitation(c Citation) string {
+	return fmt.Sprintf("[%s § %s](%s) (%s): „%s“", c.Page, c.Section, c.URL, code(c.Seed), cell(c.Quote))
+}

@@ -13,11 +13,14 @@ import (
 // hidden by passes, and a drift never by conformance. NotInRun sits between NotRun
 // and NoSpec: like NotRun it says what the run left out (whole suites rather than
 // specs it held), where NoSpec says the project has no spec for the statement.
+// NotCheckable is a statement with no spec that the catalogue says cannot be checked
+// on the project's clusters, with the reason; it is only ever a row's verdict.
 type Verdict int
 
 const (
-	NoSpec   Verdict = iota // no spec carries the statement's ID, and the run left out no suite
-	NotInRun                // no spec in this run, which left out some of the project's suites
+	NoSpec       Verdict = iota // no spec carries the statement's ID, and the run left out no suite
+	NotCheckable                // no spec, and the catalogue says why none can check it here
+	NotInRun                    // no spec in this run, which left out some of the project's suites
 	NotRun                  // every spec was filtered out (Slow, label filter, focus)
 	Skipped                 // the specs skipped themselves, with a reason
 	Conforms                // a spec passed; none failed or found drift
@@ -27,7 +30,7 @@ const (
 
 // Verdicts lists every verdict, heaviest first, as the report counts them.
 func Verdicts() []Verdict {
-	return []Verdict{Fails, Drift, Conforms, Skipped, NotRun, NotInRun, NoSpec}
+	return []Verdict{Fails, Drift, Conforms, Skipped, NotRun, NotInRun, NotCheckable, NoSpec}
 }
 
 func (v Verdict) String() string {
@@ -36,6 +39,8 @@ func (v Verdict) String() string {
 		return "not run"
 	case NotInRun:
 		return "not in this run"
+	case NotCheckable:
+		return "not checkable here"
 	case Skipped:
 		return "skipped"
 	case Conforms:
@@ -56,6 +61,8 @@ func (v Verdict) Class() string {
 		return "notrun"
 	case NotInRun:
 		return "notinrun"
+	case NotCheckable:
+		return "notcheckable"
 	case NoSpec:
 		return "nospec"
 	default:

@@ -8,6 +8,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/podlifecycle/conformance/framework/statements"
 )
 
 // StatementResult is what one spec said about one statement.
@@ -50,7 +52,7 @@ func BuildStatementReport(r Report) StatementReport {
 				res.Data[e.Name] = data
 			}
 		}
-		for _, id := range statementLabels(s.Labels()) {
+		for _, id := range statements.IDs(s.Labels()) {
 			out[id] = append(out[id], res)
 		}
 	}

@@ -5,13 +5,6 @@ import (
 	"testing"
 )
 
-func TestStatementLabels(t *testing.T) {
-	got := strings.Join(statementLabels([]string{"Slow", "PL-10", "PC-2", "ContainerRestartRules", "RS-", "pl-1", "DOC-DRIFT", "KR-3"}), ",")
-	if got != "KR-3,PC-2,PL-10" {
-		t.Fatalf("got %s", got)
-	}
-}
-
 func TestCheckServerVersion(t *testing.T) {
 	t.Setenv("E2E_SERVER_VERSION", "")
 	if err := checkServerVersion("v1.37.2"); err != nil {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/podlifecycle/conformance/framework/cluster"
 	"github.com/podlifecycle/conformance/framework/facts"
-	"github.com/podlifecycle/conformance/framework/report"
+	"github.com/podlifecycle/conformance/framework/statements"
 )
 
 // Env is what specs use. Its fields are filled in before the first spec runs.
@@ -216,11 +216,5 @@ func PinTo(pod *corev1.Pod, node facts.Node) *corev1.Pod {
 
 // Statements are the statement IDs (like RS-6) the current spec is labelled with.
 func Statements() []string {
-	return statementLabels(CurrentSpecReport().Labels())
-}
-
-// statementLabels picks the statement IDs (like PL-1) out of a spec's labels, by the
-// report's rule, so that the report keys specs as the suites do.
-func statementLabels(labels []string) []string {
-	return report.StatementIDs(labels)
+	return statements.IDs(CurrentSpecReport().Labels())
 }

@@ -2,7 +2,11 @@
 // report.html (self-contained: inline CSS and SVG, no script, nothing fetched) and
 // report.md with its charts, and prints a one-screen summary.
 //
-//	go run ./framework/report/cmd/report [-artifacts _artifacts] [-statements ../shared/docs/STATEMENTS.md] [-out DIR] [-suites 'lifecycle restart …']
+//	go run ./framework/report/cmd/report [-artifacts _artifacts] [-out DIR] [-suites 'lifecycle restart …'] [-statements FILE]
+//
+// The statement catalogue is the project's (framework/statements/catalogue.yaml),
+// built into the command, so that it runs from any directory; -statements reads
+// another catalogue file of the same shape instead.
 //
 // It reads <artifacts>/e2e.json and, for a run over several Kubernetes versions
 // (K8S_VERSIONS), <artifacts>/<version>/e2e.json; -json names another report file
@@ -30,6 +34,7 @@ import (
 	"strings"
 
 	"github.com/podlifecycle/conformance/framework/report"
+	"github.com/podlifecycle/conformance/framework/statements"
 )
 
 func main() {
@@ -41,7 +46,7 @@ func main() {
 
 func run() error {
 	artifacts := flag.String("artifacts", "_artifacts", "the run's artifacts directory (Ginkgo's JSON reports and the suites' artifacts)")
-	statements := flag.String("statements", "../shared/docs/STATEMENTS.md", "the statement catalogue")
+	catalogueFile := flag.String("statements", "", "a statement catalogue file to read instead of the project's own (framework/statements/catalogue.yaml, built in)")
 	out := flag.String("out", "", "where to write report.html, report.md and report-charts/ (default: the artifacts directory)")
 	jsonName := flag.String("json", "e2e.json", "the Ginkgo JSON report's file name, at the top of the artifacts directory or in each version directory")
 	rerun := flag.Bool("rerun-failed", false, "print the suites and Ginkgo flags that rerun only the failed specs, one suite per line, and write no report")
@@ -62,7 +67,7 @@ func run() error {
 	if *version != "" {
 		return errors.New("-version applies to -rerun-failed only; the report covers every version")
 	}
-	cat, err := report.ReadCatalogue(*statements)
+	cat, err := catalogue(*catalogueFile)
 	if err != nil {
 		return err
 	}
@@ -79,4 +84,20 @@ func run() error {
 		return err
 	}
 	return report.WriteSummary(os.Stdout, doc, written.HTML)
+}
+
+// catalogue is the project's built-in catalogue, or the one in file when given.
+func catalogue(file string) (statements.Catalogue, error) {
+	if file == "" {
+		return statements.Load()
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return statements.Catalogue{}, err
+	}
+	cat, err := statements.Parse(data)
+	if err != nil {
+		return statements.Catalogue{}, fmt.Errorf("%s: %w", file, err)
+	}
+	return cat, nil
 }

@@ -1,0 +1,140 @@
+package statements
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// suitesDir is the repository's suites, from this package's directory.
+const suitesDir = "../../suites"
+
+// claim is one statement label in a spec file: where it is, for the failure message.
+type claim struct {
+	ID       string
+	Location string
+}
+
+// specClaims are the statement IDs the suites' specs carry: the string arguments of
+// every Label(…) call in suites/**/_test.go, read from the source so that no suite has
+// to be compiled or run. Labels are string literals by the project's habit; a
+// non-literal argument (facts.ProfileLabel) is a label of another kind and is skipped.
+func specClaims(t *testing.T) []claim {
+	t.Helper()
+	var out []claim
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(suitesDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || !isLabelCall(call) {
+				return true
+			}
+			for _, arg := range call.Args {
+				lit, ok := arg.(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING {
+					continue
+				}
+				label, err := strconv.Unquote(lit.Value)
+				if err != nil {
+					continue
+				}
+				for _, id := range IDs([]string{label}) {
+					p := fset.Position(lit.Pos())
+					rel, _ := filepath.Rel("../..", p.Filename)
+					out = append(out, claim{ID: id, Location: fmt.Sprintf("%s:%d", rel, p.Line)})
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("reading the suites' labels: %v", err)
+	}
+	if len(out) == 0 {
+		t.Fatalf("no statement label found under %s: the reader is broken", suitesDir)
+	}
+	return out
+}
+
+// isLabelCall: Label(…) or ginkgo.Label(…).
+func isLabelCall(call *ast.CallExpr) bool {
+	switch fun := call.Fun.(type) {
+	case *ast.Ident:
+		return fun.Name == "Label"
+	case *ast.SelectorExpr:
+		return fun.Sel.Name == "Label"
+	}
+	return false
+}
+
+// Every statement label a spec carries is a statement of the catalogue, and every
+// statement of the catalogue is claimed by a spec or says why no spec can check it.
+func TestEverySpecLabelIsCataloguedAndEveryStatementIsClaimed(t *testing.T) {
+	cat, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimed := map[string][]string{}
+	for _, c := range specClaims(t) {
+		claimed[c.ID] = append(claimed[c.ID], c.Location)
+	}
+	var unknown []string
+	for id, where := range claimed {
+		if _, ok := cat.Statement(id); !ok {
+			unknown = append(unknown, fmt.Sprintf("%s (%s)", id, strings.Join(where, ", ")))
+		}
+	}
+	slices.Sort(unknown)
+	for _, u := range unknown {
+		t.Errorf("a spec carries the statement label %s, which framework/statements/catalogue.yaml does not list", u)
+	}
+	for _, s := range cat.Statements() {
+		if len(claimed[s.ID]) == 0 && s.NotCheckable == "" {
+			t.Errorf("%s: no spec carries its label, and the catalogue gives no notCheckable reason", s.ID)
+		}
+	}
+}
+
+// The reader finds labels where the suites put them, and only statement IDs.
+func TestSpecClaimsReadsTheSuites(t *testing.T) {
+	claims := specClaims(t)
+	byID := map[string]bool{}
+	for _, c := range claims {
+		byID[c.ID] = true
+		if !strings.HasPrefix(c.Location, "suites/") {
+			t.Errorf("claim %s at %q: want a path under suites/", c.ID, c.Location)
+		}
+	}
+	for _, id := range []string{"PL-1", "RS-6", "TM-11", "DF-2"} {
+		if !byID[id] {
+			t.Errorf("no spec claims %s: the reader missed a Label call", id)
+		}
+	}
+	for _, notStatement := range []string{"Slow", "infra", "ContainerRestartRules"} {
+		if byID[notStatement] {
+			t.Errorf("%s read as a statement", notStatement)
+		}
+	}
+}
+
+func TestIDs(t *testing.T) {
+	got := IDs([]string{"Slow", "PL-10", "PC-2", "ContainerRestartRules", "RS-", "pl-1", "DOC-DRIFT", "KR-3", "PC-2"})
+	if want := []string{"KR-3", "PC-2", "PL-10"}; !slices.Equal(got, want) {
+		t.Errorf("IDs = %v, want %v", got, want)
+	}
+}

@@ -19,12 +19,13 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 else
   tar --exclude=./_artifacts -cf - . | tar -xf - -C "$copy"
 fi
-echo "copied the project to $copy (nothing beside it: $(ls -A "$root" | tr '\n' ' '))"
+echo "copied the project to $copy (its parent holds: $(find "$root" -mindepth 1 -maxdepth 1 -printf '%f '))"
 
 fixture=framework/report/testdata/artifacts
 cd "$copy"
-out=$(make --no-print-directory report ARTIFACTS="$fixture" 2>&1) || {
-  echo "FAIL make report in a copy of the project:"; sed 's/^/     /' <<<"$out"; exit 1
+log="$root/make-report.log"
+make --no-print-directory report ARTIFACTS="$fixture" >"$log" 2>&1 || {
+  echo "FAIL make report in a copy of the project:"; sed 's/^/     /' "$log"; exit 1
 }
 for f in report.html report.md; do
   [ -s "$fixture/$f" ] || { echo "FAIL make report wrote no $fixture/$f"; exit 1; }
@@ -33,7 +34,7 @@ done
 # and a link to its page, both from the built-in catalogue.
 grep -q 'id="PL-1"' "$fixture/report.html" || { echo "FAIL report.html has no row for PL-1"; exit 1; }
 grep -q 'href="https://kubernetes.io/' "$fixture/report.html" || { echo "FAIL report.html cites no page"; exit 1; }
-echo "ok   make report in a copy: $(grep -m1 '^statements:' <<<"$out")"
+echo "ok   make report in a copy: $(grep -m1 '^statements:' "$log")"
 
 rerun=$(go run ./framework/report/cmd/report -artifacts "$fixture" -rerun-failed)
 echo "ok   report -rerun-failed in a copy: ${rerun:-nothing failed}" | head -3

@@ -54,8 +54,15 @@ K8S_VERSIONS ?=
 # timing the load could disturb are Serial (suite.TimedWithin, with the measurement it
 # rests on). PROCS=1 runs one spec at a time.
 PROCS ?= 4
+# On a cluster the suite did not make (KUBECONFIG), the Disruptive specs (they taint,
+# preempt, restart kubelets, use crictl or a node shell, or create cluster-scoped
+# objects: framework/suite/disruptive.go) are left out unless ALLOW_DISRUPTIVE=1; the
+# report names the statements that leaves unchecked.
+ALLOW_DISRUPTIVE ?=
+export ALLOW_DISRUPTIVE
+RUN_LABELS = $(if $(KUBECONFIG),$(if $(filter 1,$(ALLOW_DISRUPTIVE)),$(LABELS),($(LABELS)) && !Disruptive),$(LABELS))
 GINKGO_FLAGS = --keep-going --timeout=80m --poll-progress-after=120s --procs=$(PROCS) \
-	--label-filter='$(LABELS)' $(if $(FOCUS),--focus='$(FOCUS)')
+	--label-filter='$(RUN_LABELS)' $(if $(FOCUS),--focus='$(FOCUS)')
 
 # RERUN_FAILED=1: run only what failed in the last run, as its saved JSON report says
 # (the report command's -rerun-failed: each failed spec by file and line, or a whole
@@ -85,6 +92,8 @@ test:
 # run builds each version's images itself.
 images:
 	@mkdir -p $(ARTIFACTS); start=$$(date +%s); \
+	if [ -n "$${KUBECONFIG:-}" ] && [ -n "$(K8S_VERSIONS)" ]; then \
+		echo "error: K8S_VERSIONS=\"$(K8S_VERSIONS)\" is set, but KUBECONFIG names a cluster of yours, which has one version: K8S_VERSIONS makes a kind cluster per version; unset one of the two" >&2; exit 2; fi; \
 	if [ -n "$${KUBECONFIG:-}" ]; then echo "KUBECONFIG is set: using that cluster, no images built."; \
 		echo "Its nodes need the test images ($(CACHE)/test-images.txt; built by \`make images\` without KUBECONFIG, as $(CACHE)/test-images.tar)."; \
 	elif [ -n "$(K8S_VERSIONS)" ]; then echo "K8S_VERSIONS is set: images are built per version"; \
@@ -159,7 +168,7 @@ define run_suites
 				while read -r suite secs; do phase "  $$suite" "$$secs"; done || true; \
 		fi; \
 	done; \
-	if [ $$status = 0 ]; then go run ./framework/cluster/cmd/delete-run-clusters; fi; \
+	if [ $$status = 0 ] && [ -z "$${KUBECONFIG:-}" ]; then go run ./framework/cluster/cmd/delete-run-clusters; fi; \
 	t=$$(date +%s); \
 	$(REPORT) -artifacts $(ARTIFACTS) -json $(1).json -suites '$(ALL_SUITES)' || { echo "the report could not be written (make report writes it again)"; [ $$status != 0 ] || status=1; }; \
 	phase report $$(( $$(date +%s) - t )); \

@@ -86,7 +86,8 @@ func (b *builder) addSuite(run Run, version string, suite types.Report) {
 			result.SetupFailed = true
 		}
 	}
-	interrupted := slices.ContainsFunc(suite.SpecialSuiteFailureReasons, func(r string) bool { return strings.Contains(r, "Interrupted") })
+	how := suiteRun{setupFailed: result.SetupFailed, existing: config == ExistingConfig,
+		interrupted: slices.ContainsFunc(suite.SpecialSuiteFailureReasons, func(r string) bool { return strings.Contains(r, "Interrupted") })}
 	for _, s := range suite.SpecReports {
 		ref := SpecRef{Suite: dir, Column: col, Text: s.FullText(), State: s.State,
 			Location: location(root, s.LeafNodeLocation)}
@@ -100,7 +101,7 @@ func (b *builder) addSuite(run Run, version string, suite types.Report) {
 		}
 		findings, notes := driftOf(s)
 		ref.Verdict = specVerdict(s, "", findings)
-		ref.Reason = reasonOf(s, ref.Verdict, "", findings, result.SetupFailed, interrupted)
+		ref.Reason = reasonOf(s, ref.Verdict, "", findings, how)
 		switch ref.Verdict {
 		case Fails:
 			result.Failed++
@@ -127,7 +128,7 @@ func (b *builder) addSuite(run Run, version string, suite types.Report) {
 		for _, id := range statements.IDs(s.Labels()) {
 			forID := ref
 			forID.Verdict = specVerdict(s, id, findings)
-			forID.Reason = reasonOf(s, forID.Verdict, id, findings, result.SetupFailed, interrupted)
+			forID.Reason = reasonOf(s, forID.Verdict, id, findings, how)
 			if b.byID[id] == nil {
 				b.byID[id] = map[Column][]SpecRef{}
 			}
@@ -137,8 +138,21 @@ func (b *builder) addSuite(run Run, version string, suite types.Report) {
 	b.doc.Suites = append(b.doc.Suites, result)
 }
 
+// suiteRun is what a spec's reason depends on beyond the spec: whether its suite's
+// setup failed, whether the run was interrupted, and whether the cluster was one the
+// suite did not make (KUBECONFIG).
+type suiteRun struct{ setupFailed, interrupted, existing bool }
+
+// DisruptiveLabel is framework/suite's label of specs that can disturb what is not
+// their own; make e2e leaves them out on a cluster it did not make.
+const DisruptiveLabel = "Disruptive"
+
+// NotRunDisruptive is the reason of a Disruptive spec left out on such a cluster.
+const NotRunDisruptive = "disruptive: not run on a cluster the suite did not make (ALLOW_DISRUPTIVE=1 runs it)"
+
 // reasonOf says why spec s has verdict v for statement id ("" for the spec as a whole).
-func reasonOf(s types.SpecReport, v Verdict, id string, findings []drift.Finding, setupFailed, interrupted bool) string {
+func reasonOf(s types.SpecReport, v Verdict, id string, findings []drift.Finding, how suiteRun) string {
+	setupFailed, interrupted := how.setupFailed, how.interrupted
 	switch v {
 	case Fails:
 		return firstLine(s.Failure.Message)
@@ -158,6 +172,8 @@ func reasonOf(s types.SpecReport, v Verdict, id string, findings []drift.Finding
 			return "suite setup failed"
 		case slices.Contains(s.Labels(), "Slow"):
 			return "Slow"
+		case how.existing && slices.Contains(s.Labels(), DisruptiveLabel):
+			return NotRunDisruptive
 		case interrupted:
 			return "filtered out, or not reached before the run was interrupted"
 		default:

@@ -341,3 +341,46 @@ func TestCoveredMatchesTheWholeSuiteDirectory(t *testing.T) {
 func oneStatement(id string) statements.Catalogue {
 	return statements.Catalogue{Areas: []statements.Area{{Code: id[:2], Statements: []statements.Statement{{ID: id}}}}}
 }
+
+// On a cluster the suite did not make, a Disruptive spec left out by the label filter
+// is "not run" for being disruptive, and the summary names its statements, "(in part)"
+// where another spec of the statement ran; on a kind cluster the same spec is only
+// filtered out.
+func TestDisruptiveSpecsLeftOutOnAClusterTheSuiteDidNotMake(t *testing.T) {
+	build := func(config string) Document {
+		setup := types.SpecReport{LeafNodeType: types.NodeTypeSynchronizedBeforeSuite, State: types.SpecStatePassed,
+			ReportEntries: []types.ReportEntry{savedEntry(t, FactsEntry, ClusterFacts{Config: config, ServerVersion: "v1.37.2"})}}
+		spec := func(text string, state types.SpecState, labels ...string) types.SpecReport {
+			return types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: text, LeafNodeLabels: labels, State: state}
+		}
+		run := Run{Suites: []types.Report{{SuitePath: "/repo/suites/lifecycle", SpecReports: types.SpecReports{setup,
+			spec("destroys the sandbox", types.SpecStateSkipped, "PC-4", DisruptiveLabel),
+			spec("taints a node", types.SpecStateSkipped, "PC-8", DisruptiveLabel),
+			spec("evicts through the API", types.SpecStatePassed, "PC-8"),
+		}}}}
+		cat := statements.Catalogue{Areas: []statements.Area{{Code: "PC", Statements: []statements.Statement{{ID: "PC-4"}, {ID: "PC-8"}}}}}
+		doc, err := Build(t.TempDir(), []Run{run}, cat, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	doc := build(ExistingConfig)
+	if r := rowOf(t, doc, "PC-4"); r.Verdict != NotRun || cellReasons(r)[0] != NotRunDisruptive {
+		t.Errorf("PC-4 on KUBECONFIG: %s %v, want not run, disruptive", r.Verdict, cellReasons(r))
+	}
+	if got := DisruptiveLeftOut(doc); !slices.Equal(got, []string{"PC-4", "PC-8 (in part)"}) {
+		t.Errorf("left out: %v", got)
+	}
+	var out strings.Builder
+	if err := WriteSummary(&out, doc, "report.html"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "not run, disruptive (a cluster the suite did not make; ALLOW_DISRUPTIVE=1 runs them): PC-4 PC-8 (in part)") {
+		t.Errorf("the summary does not name them:\n%s", out.String())
+	}
+	doc = build(DefaultConfig)
+	if r := rowOf(t, doc, "PC-4"); cellReasons(r)[0] == NotRunDisruptive || len(DisruptiveLeftOut(doc)) != 0 {
+		t.Errorf("on a kind cluster a filtered Disruptive spec is only filtered: %v", cellReasons(r))
+	}
+}

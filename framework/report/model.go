@@ -22,10 +22,13 @@ const (
 	// Drift findings are recorded under drift.EntryPrefix + topic, as drift.Finding.
 )
 
+// ExistingConfig is ClusterFacts.Config for a cluster the suite did not make.
+const ExistingConfig = "KUBECONFIG"
+
 // ClusterFacts is what a suite records about the cluster it ran on.
 type ClusterFacts struct {
 	// Config is the kind config the cluster was made from, relative to the
-	// repository ("kind-configs/default.yaml"), or "KUBECONFIG" for a given cluster.
+	// repository ("kind-configs/default.yaml"), or ExistingConfig for a given cluster.
 	Config        string `json:"config"`
 	Cluster       string `json:"cluster"`
 	ServerVersion string `json:"serverVersion"`

@@ -34,6 +34,9 @@ func WriteSummary(w io.Writer, doc Document, htmlPath string) error {
 		// Says why statements are "not in this run", once rather than per statement.
 		fmt.Fprintf(ew, "not in this run: %s\n", strings.Join(doc.LeftOut, " "))
 	}
+	if ids := DisruptiveLeftOut(doc); len(ids) > 0 {
+		fmt.Fprintf(ew, "not run, disruptive (a cluster the suite did not make; ALLOW_DISRUPTIVE=1 runs them): %s\n", strings.Join(ids, " "))
+	}
 	fmt.Fprintf(ew, "drift findings: %d", len(doc.Findings))
 	if len(doc.DriftNotes) > 0 {
 		fmt.Fprintf(ew, " (and %d free-text drift notes, not counted)", len(doc.DriftNotes))
@@ -52,4 +55,29 @@ func WriteSummary(w io.Writer, doc Document, htmlPath string) error {
 	fmt.Fprintf(ew, "wall time: %s\n", roundDuration(doc.WallTime))
 	fmt.Fprintf(ew, "report: %s\n", htmlPath)
 	return ew.err
+}
+
+// DisruptiveLeftOut names the statements with a Disruptive spec the run left out on a
+// cluster it did not make, "(in part)" where another spec of the statement ran: what
+// a run without ALLOW_DISRUPTIVE=1 leaves unchecked.
+func DisruptiveLeftOut(doc Document) []string {
+	var out []string
+	for _, r := range doc.Rows {
+		left, ran := false, false
+		for _, s := range r.Specs {
+			switch {
+			case s.Reason == NotRunDisruptive || strings.HasPrefix(s.Reason, "not run: disruptive"):
+				left = true
+			case s.Verdict >= Conforms:
+				ran = true
+			}
+		}
+		switch {
+		case left && ran:
+			out = append(out, r.Statement.ID+" (in part)")
+		case left:
+			out = append(out, r.Statement.ID)
+		}
+	}
+	return out
 }

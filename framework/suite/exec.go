@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net/url"
 	"os/exec"
+	"slices"
 	"strings"
 
+	. "github.com/onsi/ginkgo/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -85,7 +87,20 @@ func (e *Env) Markers(ctx context.Context, ns, pod, container string, previous b
 // name), for what only the node can do: restarting the kubelet, stopping a sandbox.
 // A spec that needs it requires facts.NodeShell() up front, so that it is skipped
 // before it has made anything on a cluster whose nodes are not containers here.
+//
+// The spec must carry the Disruptive label (a shell on a node is one of its rule's
+// cases): NodeShell fails otherwise, so that a spec that gains a shell cannot run on
+// another person's cluster unlabelled.
 func (e *Env) NodeShell(ctx context.Context, node, script string) (string, error) {
+	if !slices.Contains(CurrentSpecReport().Labels(), Disruptive) {
+		return "", fmt.Errorf("a shell on node %s from a spec not labelled %s: label it (suite.Disruptive)", node, Disruptive)
+	}
+	return e.nodeShell(ctx, node, script)
+}
+
+// nodeShell is NodeShell for the suite's own reading of a node (the kubelet's sha256
+// for the report, its log lines about a failed spec), which change nothing.
+func (e *Env) nodeShell(ctx context.Context, node, script string) (string, error) {
 	if !e.Facts.LocalNodes {
 		return "", fmt.Errorf("no shell on node %s: the spec must require facts.NodeShell()", node)
 	}

@@ -41,7 +41,7 @@ const (
 func (e *Env) recordClusterFacts(ctx context.Context, kindConfig string) {
 	config := kindConfig
 	if e.Cluster.Provider == "existing" {
-		config = "KUBECONFIG"
+		config = report.ExistingConfig
 	}
 	var cf report.ClusterFacts
 	saved := ""
@@ -85,7 +85,7 @@ func (e *Env) readClusterFacts(ctx context.Context, config string) report.Cluste
 		var sw nodeSoftware
 		sw.Image, sw.Labels, sw.Err = cluster.NodeImage(ctx, n.Name)
 		if sw.KubeletSHA256 = sw.Labels[kubeletSHA256Label]; sw.KubeletSHA256 == "" {
-			if out, err := e.NodeShell(ctx, n.Name, "sha256sum /usr/bin/kubelet"); err == nil && len(strings.Fields(out)) > 0 {
+			if out, err := e.nodeShell(ctx, n.Name, "sha256sum /usr/bin/kubelet"); err == nil && len(strings.Fields(out)) > 0 {
 				sw.KubeletSHA256 = strings.Fields(out)[0]
 			}
 		}
@@ -95,7 +95,7 @@ func (e *Env) readClusterFacts(ctx context.Context, config string) report.Cluste
 		for _, c := range facts.ControlPlaneComponents() {
 			comp := report.Component{Name: c.Name, Node: n.Name}
 			if e.Facts.LocalNodes {
-				shell := func(ctx context.Context, script string) (string, error) { return e.NodeShell(ctx, n.Name, script) }
+				shell := func(ctx context.Context, script string) (string, error) { return e.nodeShell(ctx, n.Name, script) }
 				gates, err := facts.ComponentGates(ctx, shell, c)
 				comp.Gates, comp.Source = gates, fmt.Sprintf("kubernetes_feature_enabled of https://127.0.0.1:%d/metrics inside node %s", c.Port, n.Name)
 				if err != nil {

@@ -60,7 +60,7 @@ func (e *Env) recordKubeletLogs(ctx context.Context, sp *specPods, since, until 
 		}
 	}
 	for _, node := range slices.Sorted(maps.Keys(patterns)) {
-		out, err := e.NodeShell(ctx, node, kubeletLogScript(since, until, patterns[node], kubeletLogLines))
+		out, err := e.nodeShell(ctx, node, kubeletLogScript(since, until, patterns[node], kubeletLogLines))
 		switch {
 		case err != nil:
 			out = fmt.Sprintf("(the kubelet's journal could not be read: %v)", err)

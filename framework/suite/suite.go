@@ -89,6 +89,7 @@ func Setup(name, kindConfig string) *Env {
 
 	newProgress(name).register()
 	refuseSerialSideBySide()
+	refuseDisruptive(env)
 
 	ReportAfterSuite("statements and cluster release", func(ctx SpecContext, r Report) {
 		if err := WriteStatementReport(filepath.Join(ArtifactsDir(), name+"-statements.json"), r); err != nil {

@@ -24,7 +24,7 @@ import (
 const podStartBound = suite.PodStartBound
 
 var _ = Describe("The cluster", Label("infra"), func() {
-	// No waits: a list of the nodes, and a node shell and a docker inspect per node.
+	// No waits: a list of the nodes, and a docker inspect per node of a kind cluster here.
 	It("has every node Ready, running the expected kubelet version", suite.Timeout(), func(ctx SpecContext) {
 		nodes, err := env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		Expect(err).NotTo(HaveOccurred())
@@ -33,16 +33,10 @@ var _ = Describe("The cluster", Label("infra"), func() {
 		for _, n := range nodes.Items {
 			// The kubelet the node reports is the one its node image holds: the stock
 			// v1.37.2 one, or another one put there on purpose (KUBELET, KUBELET_VERSION,
-			// a kind config's node image), whose version and digest the report names.
-			want, sum := suite.ExpectedServerVersion(), "(no node shell on this cluster)"
+			// a kind config's node image), whose version the image's label names.
+			want := suite.ExpectedServerVersion()
 			if env.Facts.LocalNodes {
-				out, err := env.NodeShell(ctx, n.Name, "sha256sum /usr/bin/kubelet | cut -d' ' -f1; /usr/bin/kubelet --version")
-				Expect(err).NotTo(HaveOccurred())
-				fields := strings.Fields(out) // <sha256> Kubernetes <version>
-				Expect(fields).To(HaveLen(3), "sha256sum and kubelet --version on %s: %q", n.Name, out)
-				sum = fields[0]
-				Expect(fields[2]).To(Equal(imageKubeletVersion(n.Name)), "the kubelet binary in node %s is the one its node image was built with", n.Name)
-				want = fields[2]
+				want = imageLabel(n.Name, "podlifecycle.kubelet.version", want)
 			}
 			Expect(n.Status.NodeInfo.KubeletVersion).To(Equal(want), "kubelet of %s", n.Name)
 			ready := false
@@ -52,7 +46,23 @@ var _ = Describe("The cluster", Label("infra"), func() {
 				}
 			}
 			Expect(ready).To(BeTrue(), "node %s Ready", n.Name)
-			table = append(table, fmt.Sprintf("| %s | %s | %s |", n.Name, n.Status.NodeInfo.KubeletVersion, sum))
+			table = append(table, fmt.Sprintf("| %s | %s |", n.Name, n.Status.NodeInfo.KubeletVersion))
+		}
+		AddReportEntry("kubelet version per node", "| node | kubelet version |\n|---|---|\n"+strings.Join(table, "\n"))
+	})
+
+	// A shell on each node: Disruptive by the suite's rule, though it only reads.
+	It("runs on each node the kubelet binary its node image holds", Label(suite.Disruptive), suite.Timeout(), func(ctx SpecContext) {
+		env.Require(facts.NodeShell())
+		var table []string
+		for _, n := range env.Facts.Nodes {
+			out, err := env.NodeShell(ctx, n.Name, "sha256sum /usr/bin/kubelet | cut -d' ' -f1; /usr/bin/kubelet --version")
+			Expect(err).NotTo(HaveOccurred())
+			fields := strings.Fields(out) // <sha256> Kubernetes <version>
+			Expect(fields).To(HaveLen(3), "sha256sum and kubelet --version on %s: %q", n.Name, out)
+			Expect(fields[2]).To(Equal(imageLabel(n.Name, "podlifecycle.kubelet.version", suite.ExpectedServerVersion())),
+				"the kubelet binary in node %s is the one its node image was built with", n.Name)
+			table = append(table, fmt.Sprintf("| %s | %s | %s |", n.Name, fields[2], fields[0]))
 		}
 		AddReportEntry("kubelet per node", "| node | kubelet version | kubelet sha256 |\n|---|---|---|\n"+strings.Join(table, "\n"))
 	})
@@ -128,17 +138,18 @@ var _ = Describe("The cluster", Label("infra"), func() {
 	})
 })
 
-// imageKubeletVersion is the kubelet version a kind node's image was built with: the
-// label images/scripts/kubelet.sh puts on a node image with another kubelet, or the
-// expected server version for the stock node image.
-func imageKubeletVersion(node string) string {
+// imageLabel is a label of the image a kind node's container was made from (those
+// images/scripts/kubelet.sh puts on a node image with another kubelet:
+// podlifecycle.kubelet.version, …), or otherwise when the image has none (the stock
+// node image, whose kubelet is the expected server version's).
+func imageLabel(node, label, otherwise string) string {
 	GinkgoHelper()
-	out, err := exec.Command("docker", "inspect", "--format", `{{index .Config.Labels "podlifecycle.kubelet.version"}}`, node).Output()
+	out, err := exec.Command("docker", "inspect", "--format", fmt.Sprintf(`{{index .Config.Labels %q}}`, label), node).Output()
 	Expect(err).NotTo(HaveOccurred(), "docker inspect %s", node)
 	if v := strings.TrimSpace(string(out)); v != "" {
 		return v
 	}
-	return suite.ExpectedServerVersion()
+	return otherwise
 }
 
 func schedulableNodes() []string {

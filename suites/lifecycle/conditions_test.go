@@ -143,7 +143,7 @@ var _ = Describe("Pod conditions", func() {
 	// the CNI teardown, stop the pause container) takes longer than that on a loaded
 	// node: CI saw this spec fail there. Each crictl call here gets stopSandboxBound,
 	// which bounds the machine, not the statement.
-	It("turn PodReadyToStartContainers False again when the sandbox is destroyed, and True when it is recreated", Label("PC-4"), suite.Timeout(podStartBound, 2*stopSandboxBound, podStartBound, podStartBound), func(ctx SpecContext) {
+	It("turn PodReadyToStartContainers False again when the sandbox is destroyed, and True when it is recreated", Label("PC-4", suite.Disruptive), suite.Timeout(podStartBound, 2*stopSandboxBound, podStartBound, podStartBound), func(ctx SpecContext) {
 		env.Require(facts.NodeShell())
 		ns := env.Namespace(ctx)
 		tl := env.Run(ctx, ns, shellPod("sandbox", corev1.RestartPolicyAlways, "sleep 3600"))

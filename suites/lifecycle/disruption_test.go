@@ -20,12 +20,14 @@ import (
 const stopsOnTerm = `trap "exit 0" TERM; while true; do sleep 0.2; done`
 
 // The taint and preemption specs are Serial: they take a node (a NoExecute taint, three
-// quarters of its CPU) that other specs' pods would be evicted from or not fit on. The
-// PodGC spec disturbs no node and runs beside anything.
+// quarters of its CPU) that other specs' pods would be evicted from or not fit on. For
+// the same reason, and because the preemption spec makes two PriorityClasses
+// (cluster-scoped, named <namespace>-low and -high, deleted by DeferCleanup), both are
+// Disruptive. The PodGC spec disturbs no node and runs beside anything.
 var _ = Describe("DisruptionTarget", func() {
 	// The last taintUpdateBound is the cleanup that takes the taint off again: it runs
 	// within the spec's deadline, and a node left tainted would evict later specs' pods.
-	It("is added with reason DeletionByTaintManager to a pod that does not tolerate a NoExecute taint", Serial, Label("PC-8"), suite.Timeout(podStartBound, taintUpdateBound, 10*time.Second, terminationBound, taintUpdateBound), func(ctx SpecContext) {
+	It("is added with reason DeletionByTaintManager to a pod that does not tolerate a NoExecute taint", Serial, Label("PC-8", suite.Disruptive), suite.Timeout(podStartBound, taintUpdateBound, 10*time.Second, terminationBound, taintUpdateBound), func(ctx SpecContext) {
 		env.Require(facts.SchedulableNodes(2))
 		ns := env.Namespace(ctx)
 		pod := env.Hold(ns, shellPod("tainted-out", corev1.RestartPolicyAlways, stopsOnTerm))
@@ -53,7 +55,7 @@ var _ = Describe("DisruptionTarget", func() {
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(terminationBound).Should(HavePhase(corev1.PodSucceeded))
 	})
 
-	It("is added with reason PreemptionByScheduler to a pod preempted for a higher-priority one", Serial, Label("PC-8"), suite.Timeout(podStartBound, 10*time.Second, terminationBound+podStartBound), func(ctx SpecContext) {
+	It("is added with reason PreemptionByScheduler to a pod preempted for a higher-priority one", Serial, Label("PC-8", suite.Disruptive), suite.Timeout(podStartBound, 10*time.Second, terminationBound+podStartBound), func(ctx SpecContext) {
 		env.Require(facts.SchedulableNodes(2))
 		ns := env.Namespace(ctx)
 		low, high := priorityClass(ctx, ns+"-low", 1000), priorityClass(ctx, ns+"-high", 1000000)

@@ -22,7 +22,7 @@ const kubeletBackBound = 60 * time.Second
 // show in this window.
 const resyncWindow = 20 * time.Second
 
-var _ = Describe("Kubelet restart", Serial, func() {
+var _ = Describe("Kubelet restart", Serial, Label(suite.Disruptive), func() {
 	It("keeps containers running with the same IDs and restart counts, and ready unchanged", Label("KR-1", "KR-2"), suite.Timeout(restartKubeletBound, resyncWindow), func(ctx SpecContext) {
 		env.Require(facts.NodeShell())
 		tl, before, restartAt := restartKubeletUnder(ctx, env.NodeFor("defaults", map[string]bool{"ChangeContainerStatusOnKubeletRestart": false}))

@@ -147,12 +147,13 @@ type suiteRun struct{ setupFailed, interrupted, existing bool }
 // their own; make e2e leaves them out on a cluster it did not make.
 const DisruptiveLabel = "Disruptive"
 
-// NotRunDisruptive is the reason of a Disruptive spec left out on such a cluster.
+// NotRunDisruptive is the reason of a Disruptive spec left out on such a cluster: by
+// make e2e's label filter (the report's reason for a spec not run there), or skipped
+// with this message by framework/suite when Ginkgo is run by hand.
 const NotRunDisruptive = "disruptive: not run on a cluster the suite did not make (ALLOW_DISRUPTIVE=1 runs it)"
 
 // reasonOf says why spec s has verdict v for statement id ("" for the spec as a whole).
 func reasonOf(s types.SpecReport, v Verdict, id string, findings []drift.Finding, how suiteRun) string {
-	setupFailed, interrupted := how.setupFailed, how.interrupted
 	switch v {
 	case Fails:
 		return firstLine(s.Failure.Message)
@@ -168,13 +169,13 @@ func reasonOf(s types.SpecReport, v Verdict, id string, findings []drift.Finding
 		return strings.TrimSpace(s.Failure.Message)
 	case NotRun:
 		switch {
-		case setupFailed:
+		case how.setupFailed:
 			return "suite setup failed"
 		case slices.Contains(s.Labels(), "Slow"):
 			return "Slow"
 		case how.existing && slices.Contains(s.Labels(), DisruptiveLabel):
 			return NotRunDisruptive
-		case interrupted:
+		case how.interrupted:
 			return "filtered out, or not reached before the run was interrupted"
 		default:
 			return "filtered out (label filter or focus)"

@@ -21,11 +21,11 @@ const (
 	NoSpec       Verdict = iota // no spec carries the statement's ID, and the run left out no suite
 	NotCheckable                // no spec, and the catalogue says why none can check it here
 	NotInRun                    // no spec in this run, which left out some of the project's suites
-	NotRun                  // every spec was filtered out (Slow, label filter, focus)
-	Skipped                 // the specs skipped themselves, with a reason
-	Conforms                // a spec passed; none failed or found drift
-	Drift                   // no spec failed; a passed one found the docs contradicted
-	Fails                   // a spec failed
+	NotRun                      // every spec was filtered out (Slow, label filter, focus)
+	Skipped                     // the specs skipped themselves, with a reason
+	Conforms                    // a spec passed; none failed or found drift
+	Drift                       // no spec failed; a passed one found the docs contradicted
+	Fails                       // a spec failed
 )
 
 // Verdicts lists every verdict, heaviest first, as the report counts them.

@@ -59,9 +59,6 @@ type Statement struct {
 	// NotCheckable: why no spec checks the statement on the project's clusters; the
 	// report shows it as "not checkable here" with this reason.
 	NotCheckable string `json:"notCheckable,omitempty"`
-
-	// Area is the title of the area the statement is listed in, filled by Parse.
-	Area string `json:"-"`
 }
 
 // Area is a group of statements with a common ID prefix (PL, RS, …).
@@ -128,8 +125,7 @@ func Parse(data []byte) (Catalogue, error) {
 	for ai := range c.Areas {
 		a := &c.Areas[ai]
 		for si := range a.Statements {
-			s := &a.Statements[si]
-			s.Area = a.Title
+			s := a.Statements[si]
 			switch {
 			case !idPattern.MatchString(s.ID):
 				return Catalogue{}, fmt.Errorf("statement ID %q: want two to four capitals, a dash and a number", s.ID)

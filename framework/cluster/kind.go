@@ -185,12 +185,15 @@ func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
 	}
 
 	cfg.Name = name
-	shared, own := gatesByImage(requested)
-	if err := host.ValidateGates(ctx, shared, k.opts.NodeImage); err != nil {
+	if err := host.ValidateGates(ctx, apiServerGateSet(requested), k.opts.NodeImage); err != nil {
 		return nil, fmt.Errorf("kind config %s: %w", k.config.Path, err)
 	}
-	for image, gates := range own {
-		if err := host.ValidateKubeletGates(ctx, gates, image); err != nil {
+	checks, err := kubeletGateChecks(cfg, requested)
+	if err != nil {
+		return nil, fmt.Errorf("kind config %s: %w", k.config.Path, err)
+	}
+	for _, c := range checks {
+		if err := host.ValidateKubeletGates(ctx, c.Gates, c.Image, c.Nodes); err != nil {
 			return nil, fmt.Errorf("kind config %s: %w", k.config.Path, err)
 		}
 	}

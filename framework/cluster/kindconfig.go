@@ -164,29 +164,76 @@ func (k *KindConfig) Requested() (facts.Requested, error) {
 	return r, nil
 }
 
-// gatesByImage splits the gates r asks for by whose Kubernetes must accept them, for
-// the check before any node boots: own holds the kubelet gates of each profile whose
-// node names an image of its own (its kubelet may be of another version), keyed by
-// that image; shared holds all the others, which the default node image's Kubernetes
-// checks.
-func gatesByImage(r facts.Requested) (shared []string, own map[string][]string) {
-	own = map[string][]string{}
-	list := func(gates map[string]bool) (out []string) {
-		for g, on := range gates {
-			out = append(out, fmt.Sprintf("%s=%t", g, on))
+// apiServerGateSet is what the control plane's own Kubernetes (the default node
+// image's) checks before any node boots: the cluster-wide gates, which every
+// component of every node is given, and the API server's own. The kubelets' gates are
+// checked by each node's own kubelet (kubeletGateChecks).
+func apiServerGateSet(r facts.Requested) []string {
+	return sortedUnique(append(gateList(r.ClusterGates), gateList(r.APIServerGates)...))
+}
+
+// kubeletGateCheck is one check before any node boots: the kubelet of Image, given
+// Gates, as each of Nodes will be.
+type kubeletGateCheck struct {
+	Image string
+	Nodes []string
+	Gates []string
+}
+
+// kubeletGateChecks lists, for every node of cfg (images filled in, named as kind
+// names them), the gates its kubelet will be given: the cluster-wide ones, those of
+// the cluster-level KubeletConfiguration patches (KUBELET_FEATURE_GATES), then the
+// node's own, which win. Nodes whose kubelet and gates are the same share one check.
+// A worker that runs an older kubelet (a node image with another kubelet) is checked
+// by that kubelet, which may not know a gate new in the API server's release.
+func kubeletGateChecks(cfg v1alpha4.Cluster, r facts.Requested) ([]kubeletGateCheck, error) {
+	names := nodeNames(cfg)
+	var checks []kubeletGateCheck
+	for i, n := range cfg.Nodes {
+		gates := maps.Clone(r.ClusterGates)
+		if gates == nil {
+			gates = map[string]bool{}
 		}
-		return out
-	}
-	shared = append(list(r.ClusterGates), list(r.AllKubeletGates)...)
-	shared = append(shared, list(r.APIServerGates)...)
-	for profile, gates := range r.KubeletGates {
-		if img := r.ProfileImages[profile]; img != "" {
-			own[img] = sortedUnique(append(own[img], list(gates)...))
+		maps.Copy(gates, r.AllKubeletGates)
+		for _, p := range n.KubeadmConfigPatches {
+			if err := kubeletGatesOfPatch(p, gates); err != nil {
+				return nil, fmt.Errorf("node %s: %w", names[i], err)
+			}
+		}
+		if len(gates) == 0 {
 			continue
 		}
-		shared = append(shared, list(gates)...)
+		list := sortedUnique(gateList(gates))
+		j := slices.IndexFunc(checks, func(c kubeletGateCheck) bool { return c.Image == n.Image && slices.Equal(c.Gates, list) })
+		if j < 0 {
+			checks = append(checks, kubeletGateCheck{Image: n.Image, Gates: list})
+			j = len(checks) - 1
+		}
+		checks[j].Nodes = append(checks[j].Nodes, names[i])
 	}
-	return sortedUnique(shared), own
+	return checks, nil
+}
+
+// nodeNames are the names kind gives the nodes of cfg: <cluster>-<role>, then
+// <cluster>-<role>2, … per role in the config's order (kind's MakeNodeNamer).
+func nodeNames(cfg v1alpha4.Cluster) []string {
+	count := map[v1alpha4.NodeRole]int{}
+	names := make([]string, len(cfg.Nodes))
+	for i, n := range cfg.Nodes {
+		count[n.Role]++
+		names[i] = fmt.Sprintf("%s-%s", cfg.Name, n.Role)
+		if count[n.Role] > 1 {
+			names[i] += fmt.Sprint(count[n.Role])
+		}
+	}
+	return names
+}
+
+func gateList(gates map[string]bool) (out []string) {
+	for g, on := range gates {
+		out = append(out, fmt.Sprintf("%s=%t", g, on))
+	}
+	return out
 }
 
 func sortedUnique(s []string) []string {

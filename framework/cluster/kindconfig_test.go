@@ -28,11 +28,12 @@ func requestedOf(t *testing.T, name, content string) facts.Requested {
 // allGates lists every gate r asks for, sorted, as "Name=true"; a gate set both ways
 // appears twice.
 func allGates(r facts.Requested) []string {
-	shared, own := gatesByImage(r)
-	for _, gates := range own {
-		shared = append(shared, gates...)
+	all := append(gateList(r.ClusterGates), gateList(r.AllKubeletGates)...)
+	all = append(all, gateList(r.APIServerGates)...)
+	for _, gates := range r.KubeletGates {
+		all = append(all, gateList(gates)...)
 	}
-	return sortedUnique(shared)
+	return sortedUnique(all)
 }
 
 func writeConfig(t *testing.T, name, content string) string {
@@ -199,11 +200,12 @@ nodes:
 	}
 }
 
-// A node that names an image of its own runs a kubelet of another version: its gates
-// are checked by that kubelet, not by the default image's API server, which would
-// refuse a gate that is locked in its own version.
-func TestGatesByImage(t *testing.T) {
-	r := requestedOf(t, "mixed.yaml", profiles+`- role: worker
+// Each node's kubelet is checked with the gates it will be given: cluster-wide,
+// every kubelet's (KUBELET_FEATURE_GATES) and its own, the own winning; a node that
+// names an image of its own (a kubelet of another version) by that image's kubelet,
+// named in the check. The API server checks the cluster-wide and its own gates only.
+func TestKubeletGateChecksPerNode(t *testing.T) {
+	path := writeConfig(t, "mixed.yaml", profiles+`- role: worker
   image: podlifecycle/node:v1.37.2-kubelet-v1.36.3
   labels:
     podlifecycle.io/profile: kubelet-v1.36.3
@@ -215,15 +217,50 @@ func TestGatesByImage(t *testing.T) {
       - name: feature-gates
         value: InPlacePodVerticalScalingInitContainers=false
 `)
-	shared, own := gatesByImage(r)
-	if want := "ContainerRestartRules=true ContainerStopSignals=true ReduceDefaultCrashLoopBackOffDecay=true RestartAllContainersOnContainerExits=false"; strings.Join(shared, " ") != want {
-		t.Errorf("shared gates = %v, want %s", shared, want)
+	k, err := LoadKindConfig(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := own["podlifecycle/node:v1.37.2-kubelet-v1.36.3"]; strings.Join(got, " ") != "InPlacePodVerticalScalingInitContainers=false" || len(own) != 1 {
-		t.Errorf("own-image gates = %v", own)
+	k.Override(nil, map[string]bool{"InPlacePodVerticalScalingMemoryBackedVolumes": true, "RestartAllContainersOnContainerExits": true})
+	r, err := k.Requested()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(allGates(r)) != 5 {
-		t.Errorf("gates = %v, want all five", allGates(r))
+	if got := strings.Join(apiServerGateSet(r), " "); got != "ContainerStopSignals=true" {
+		t.Errorf("API server's gate set = %s, want the cluster-wide gate only", got)
+	}
+	cfg := k.Config
+	cfg.Name = "plc-mixed"
+	for i := range cfg.Nodes {
+		if cfg.Nodes[i].Image == "" {
+			cfg.Nodes[i].Image = "podlifecycle/node:v1.37.2"
+		}
+	}
+	checks, err := kubeletGateChecks(cfg, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range checks {
+		for _, n := range c.Nodes {
+			got[n] = c.Image + " " + strings.Join(c.Gates, ",")
+		}
+	}
+	const every = "ContainerStopSignals=true,InPlacePodVerticalScalingMemoryBackedVolumes=true"
+	want := map[string]string{
+		"plc-mixed-control-plane": "podlifecycle/node:v1.37.2 " + every + ",RestartAllContainersOnContainerExits=true",
+		// the profile's own flag wins over KUBELET_FEATURE_GATES on its node
+		"plc-mixed-worker":  "podlifecycle/node:v1.37.2 ContainerRestartRules=true," + every + ",RestartAllContainersOnContainerExits=false",
+		"plc-mixed-worker2": "podlifecycle/node:v1.37.2 " + every + ",ReduceDefaultCrashLoopBackOffDecay=true,RestartAllContainersOnContainerExits=true",
+		"plc-mixed-worker3": "podlifecycle/node:v1.37.2-kubelet-v1.36.3 ContainerStopSignals=true,InPlacePodVerticalScalingInitContainers=false,InPlacePodVerticalScalingMemoryBackedVolumes=true,RestartAllContainersOnContainerExits=true",
+	}
+	for n, w := range want {
+		if got[n] != w {
+			t.Errorf("%s: checked as %q, want %q", n, got[n], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("checked nodes %v, want %d", got, len(want))
 	}
 }
 

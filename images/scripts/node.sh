@@ -87,8 +87,14 @@ assemble_node_image() {
   docker exec "$box" sh -c 'pkill containerd; while pgrep -x containerd >/dev/null; do sleep 0.1; done; rm -rf /run/containerd /tmp/*' || return 1
   docker commit -c 'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]' -c 'CMD []' -c 'ENV container=docker' \
     "$box" "$stage-committed" >/dev/null || return 1
-  # docker commit cannot set STOPSIGNAL; a one-line legacy build can, offline.
-  printf 'FROM %s\nSTOPSIGNAL SIGRTMIN+3\n' "$stage-committed" >"$work/final/Dockerfile"
+  # docker commit cannot set STOPSIGNAL; a one-line legacy build can, offline. The
+  # labels name the kubelet the image holds, as on a node image with another kubelet
+  # (scripts/kubelet.sh): the cluster suite proves each node runs that very binary.
+  local kubelet version sum; kubelet="$(component_dir kubernetes)/kubelet"
+  version=$("$kubelet" --version) || return 1; version=${version#Kubernetes }
+  sum=$(sha256sum "$kubelet" | cut -d' ' -f1)
+  printf 'FROM %s\nSTOPSIGNAL SIGRTMIN+3\nLABEL podlifecycle.kubelet.version=%s podlifecycle.kubelet.sha256=%s\n' \
+    "$stage-committed" "$version" "$sum" >"$work/final/Dockerfile"
   legacy_build "$tag" "$key" "$work/final"
 }
 

@@ -34,10 +34,10 @@ var _ = Describe("The cluster", Label("infra"), func() {
 		for _, n := range nodes.Items {
 			// The kubelet the node reports is the one its node image holds: the stock
 			// v1.37.2 one, or another one put there on purpose (KUBELET, KUBELET_VERSION,
-			// a kind config's node image), whose version the image's label names.
+			// a kind config's node image); the image's label names its version.
 			got := n.Status.NodeInfo.KubeletVersion
 			if env.Facts.LocalNodes {
-				Expect(got).To(Equal(imageLabel(n.Name, "podlifecycle.kubelet.version", suite.ExpectedServerVersion())), "kubelet of %s", n.Name)
+				Expect(got).To(Equal(imageLabel(n.Name, kubeletVersionLabel)), "kubelet of %s, against its node image's %s label", n.Name, kubeletVersionLabel)
 			} else {
 				Expect(releaseFits(got, suite.ExpectedServerVersion(), schedulable(n.Name))).To(Succeed(), "kubelet of %s", n.Name)
 			}
@@ -53,20 +53,33 @@ var _ = Describe("The cluster", Label("infra"), func() {
 		AddReportEntry("kubelet version per node", "| node | kubelet version |\n|---|---|\n"+strings.Join(table, "\n"))
 	})
 
-	// A shell on each node: Disruptive by the suite's rule, though it only reads.
+	// A shell on each node: Disruptive by the suite's rule, though it only reads. A
+	// version string proves little of a custom kubelet (a patched v1.37.2 says
+	// v1.37.2), so the binary is compared by its sha256 with the one the node image was
+	// built with (the label images/scripts/node.sh and kubelet.sh put on every node
+	// image): the running process's executable (/proc/PID/exe is the inode the kubelet
+	// was started from, even after its file was replaced) and the file a kubelet
+	// restart would start.
 	It("runs on each node the kubelet binary its node image holds", Label(suite.Disruptive), suite.Timeout(), func(ctx SpecContext) {
 		env.Require(facts.NodeShell())
+		const script = `pid=$(systemctl show --property MainPID --value kubelet)
+[ "${pid:-0}" != 0 ] || { echo "kubelet.service has no main process"; exit 1; }
+sha256sum /proc/$pid/exe /usr/bin/kubelet | cut -d' ' -f1
+/proc/$pid/exe --version`
 		var table []string
 		for _, n := range env.Facts.Nodes {
-			out, err := env.NodeShell(ctx, n.Name, "sha256sum /usr/bin/kubelet | cut -d' ' -f1; /usr/bin/kubelet --version")
+			want := imageLabel(n.Name, kubeletSHA256Label)
+			out, err := env.NodeShell(ctx, n.Name, script)
 			Expect(err).NotTo(HaveOccurred())
-			fields := strings.Fields(out) // <sha256> Kubernetes <version>
-			Expect(fields).To(HaveLen(3), "sha256sum and kubelet --version on %s: %q", n.Name, out)
-			Expect(fields[2]).To(Equal(imageLabel(n.Name, "podlifecycle.kubelet.version", suite.ExpectedServerVersion())),
-				"the kubelet binary in node %s is the one its node image was built with", n.Name)
-			table = append(table, fmt.Sprintf("| %s | %s | %s |", n.Name, fields[2], fields[0]))
+			fields := strings.Fields(out) // <running sha256> <file sha256> Kubernetes <version>
+			Expect(fields).To(HaveLen(4), "sha256 of the running kubelet and of /usr/bin/kubelet, and its --version, on %s: %q", n.Name, out)
+			running, file, runningVersion := fields[0], fields[1], fields[3]
+			Expect(running).To(Equal(want), "sha256 of the kubelet running on %s (version %s) against the one its node image was built with", n.Name, runningVersion)
+			Expect(file).To(Equal(want), "sha256 of /usr/bin/kubelet on %s, which a kubelet restart would start, against the one its node image was built with", n.Name)
+			Expect(runningVersion).To(Equal(imageLabel(n.Name, kubeletVersionLabel)), "version of the kubelet running on %s", n.Name)
+			table = append(table, fmt.Sprintf("| %s | %s | %s |", n.Name, runningVersion, running))
 		}
-		AddReportEntry("kubelet per node", "| node | kubelet version | kubelet sha256 |\n|---|---|---|\n"+strings.Join(table, "\n"))
+		AddReportEntry("kubelet per node", "| node | running kubelet | its sha256, as its node image's label |\n|---|---|---|\n"+strings.Join(table, "\n"))
 	})
 
 	It("runs CoreDNS Ready", suite.Timeout(podStartBound), func(ctx SpecContext) {
@@ -175,18 +188,22 @@ func schedulable(node string) bool {
 	return false
 }
 
-// imageLabel is a label of the image a kind node's container was made from (those
-// images/scripts/kubelet.sh puts on a node image with another kubelet:
-// podlifecycle.kubelet.version, …), or otherwise when the image has none (the stock
-// node image, whose kubelet is the expected server version's).
-func imageLabel(node, label, otherwise string) string {
+// Labels images/scripts/node.sh and kubelet.sh put on every node image, naming the
+// kubelet it holds.
+const (
+	kubeletVersionLabel = "podlifecycle.kubelet.version"
+	kubeletSHA256Label  = "podlifecycle.kubelet.sha256"
+)
+
+// imageLabel is a label of the image a kind node's container was made from; a node
+// image without it is an error, since every node image the project builds has it.
+func imageLabel(node, label string) string {
 	GinkgoHelper()
 	out, err := exec.Command("docker", "inspect", "--format", fmt.Sprintf(`{{index .Config.Labels %q}}`, label), node).Output()
 	Expect(err).NotTo(HaveOccurred(), "docker inspect %s", node)
-	if v := strings.TrimSpace(string(out)); v != "" {
-		return v
-	}
-	return otherwise
+	v := strings.TrimSpace(string(out))
+	Expect(v).NotTo(BeEmpty(), "the node image of %s has no label %s: it was not built by this project's images/ (make images builds it again)", node, label)
+	return v
 }
 
 func schedulableNodes() []string {

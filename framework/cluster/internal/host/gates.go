@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 )
 
@@ -32,27 +33,48 @@ func ValidateGates(ctx context.Context, gates []string, nodeImage string) error 
 }
 
 // ValidateKubeletGates asks the kubelet of a node image whether it knows the gates
-// and may set them: the kubelet applies --feature-gates before it validates its other
-// flags, so with a node label it must refuse, it stops at the first of the two checks
-// that fails, without starting. Used for nodes whose kubelet is of another version
-// than the node image's API server.
-func ValidateKubeletGates(ctx context.Context, gates []string, nodeImage string) error {
+// and may set them, for the nodes that will run it: the kubelet applies
+// --feature-gates before it validates its other flags, so with a node label it must
+// refuse it stops at the first of the two checks that fails, without starting. The
+// error names the nodes and the kubelet's version (the image's label), so a gate an
+// older worker's kubelet does not know is refused with that worker named.
+func ValidateKubeletGates(ctx context.Context, gates []string, nodeImage string, nodes []string) error {
 	if len(gates) == 0 {
 		return nil
 	}
 	if _, err := ImageID(nodeImage); err != nil {
 		return err
 	}
+	version, _ := exec.CommandContext(ctx, "docker", "image", "inspect", "--format", `{{index .Config.Labels "podlifecycle.kubelet.version"}}`, nodeImage).Output()
 	out, _ := dockerRunOutput(ctx, "--entrypoint", "/usr/bin/kubelet", nodeImage,
 		"--feature-gates="+strings.Join(gates, ","), "--node-labels=kubernetes.io/podlifecycle-gate-check=refused")
+	return kubeletGateAnswer(out, gates, kubeletOf(strings.TrimSpace(string(version)), nodeImage, nodes))
+}
+
+// kubeletOf names a kubelet for an error: its version, the nodes that run it, their image.
+func kubeletOf(version, image string, nodes []string) string {
+	if version == "" {
+		version = "(version unknown)"
+	}
+	node := "node"
+	if len(nodes) > 1 {
+		node = "nodes"
+	}
+	return fmt.Sprintf("the kubelet %s of %s %s (image %s)", version, node, strings.Join(nodes, ", "), image)
+}
+
+// kubeletGateAnswer reads the kubelet's answer to the gate check.
+func kubeletGateAnswer(out string, gates []string, kubelet string) error {
 	switch {
 	case strings.Contains(out, "failed to set feature gates"):
 		_, why, _ := strings.Cut(out, "failed to set feature gates")
-		return fmt.Errorf("kubelet feature gates %v rejected by the kubelet of node image %s: failed to set feature gates%s", gates, nodeImage, strings.TrimSuffix(firstLine(why), `"`))
+		why = strings.TrimSuffix(firstLine(why), `"`)
+		why = strings.TrimPrefix(why, "from initial flags-based config: ")
+		return fmt.Errorf("feature gates %v refused by %s: %s", gates, kubelet, why)
 	case strings.Contains(out, "podlifecycle-gate-check"):
 		return nil // the gates were taken; the label check refused, as meant
 	default:
-		return fmt.Errorf("checking kubelet feature gates %v with the kubelet of node image %s: unexpected answer: %s", gates, nodeImage, firstLine(out))
+		return fmt.Errorf("checking feature gates %v with %s: unexpected answer: %s", gates, kubelet, firstLine(out))
 	}
 }
 

@@ -74,8 +74,8 @@ sha256sum /proc/$pid/exe /usr/bin/kubelet | cut -d' ' -f1
 			fields := strings.Fields(out) // <running sha256> <file sha256> Kubernetes <version>
 			Expect(fields).To(HaveLen(4), "sha256 of the running kubelet and of /usr/bin/kubelet, and its --version, on %s: %q", n.Name, out)
 			running, file, runningVersion := fields[0], fields[1], fields[3]
-			Expect(running).To(Equal(want), "sha256 of the kubelet running on %s (version %s) against the one its node image was built with", n.Name, runningVersion)
-			Expect(file).To(Equal(want), "sha256 of /usr/bin/kubelet on %s, which a kubelet restart would start, against the one its node image was built with", n.Name)
+			Expect(running).To(Equal(want), "the kubelet running on %s (version %s) has sha256 %s; its node image was built with %s", n.Name, runningVersion, running, want)
+			Expect(file).To(Equal(want), "/usr/bin/kubelet on %s, which a kubelet restart would start, has sha256 %s; its node image was built with %s", n.Name, file, want)
 			Expect(runningVersion).To(Equal(imageLabel(n.Name, kubeletVersionLabel)), "version of the kubelet running on %s", n.Name)
 			table = append(table, fmt.Sprintf("| %s | %s | %s |", n.Name, runningVersion, running))
 		}

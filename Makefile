@@ -75,7 +75,7 @@ REPORT_JSON ?= e2e.json
 # Wall time of each phase of the last make e2e: image build, each suite, the report.
 PHASES = $(ARTIFACTS)/phases.txt
 
-.PHONY: test e2e images report report-screenshots clean $(addprefix e2e-,$(ALL_SUITES))
+.PHONY: test e2e images report report-screenshots runner-image runner-job clean $(addprefix e2e-,$(ALL_SUITES))
 
 # go vet ./... runs every vet analyzer over every package and its tests; go test's own
 # vet would run a subset of them again, and with its different analyzer set compute
@@ -193,6 +193,19 @@ report:
 # fails if the page logs to the browser console.
 report-screenshots:
 	bash images/scripts/report-screenshots.sh $(ARTIFACTS)
+
+# The suites inside the cluster under test. runner-image builds podlifecycle/runner:1
+# (offline: the compiled suites, ginkgo and the report on the busybox image `make
+# images` builds); runner-job runs it as a Job in the cluster KUBECONFIG names, with
+# a service account of the narrowest RBAC the non-Disruptive specs need
+# (images/runner/job.yaml), and copies the artifacts to $(ARTIFACTS)/runner. A kind
+# cluster of this machine gets the image loaded; any other pulls RUNNER_IMAGE.
+runner-image:
+	bash images/build.sh
+	bash images/scripts/runner.sh '$(SUITES)'
+
+runner-job:
+	bash images/scripts/runner-job.sh $(ARTIFACTS)/runner
 
 # Deletes every kind cluster the suites made (their names start with plc-) and the
 # artifacts; images and build caches stay.

@@ -21,7 +21,8 @@ type Cluster struct {
 	// Name identifies the cluster in messages (the kind cluster name, or the
 	// kubeconfig's current context).
 	Name string
-	// Kubeconfig is the path of a kubeconfig file that reaches the cluster.
+	// Kubeconfig is the path of a kubeconfig file that reaches the cluster; empty for
+	// the cluster a runner pod runs in (its service account reaches it).
 	Kubeconfig string
 	// Provider is "kind" or "existing".
 	Provider string
@@ -48,10 +49,16 @@ type Provider interface {
 	Release(ctx context.Context, c *Cluster, o Outcome) error
 }
 
-// RestConfig loads the client configuration of c.
+// RestConfig loads the client configuration of c: its kubeconfig, or, for the
+// cluster a runner pod runs in (no kubeconfig), the pod's service account.
 func (c *Cluster) RestConfig() (*rest.Config, error) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
-	if err != nil {
+	var cfg *rest.Config
+	var err error
+	if c.Kubeconfig == "" {
+		if cfg, err = rest.InClusterConfig(); err != nil {
+			return nil, fmt.Errorf("the in-cluster configuration of cluster %s (%s=1: run in a pod with a service account): %w", c.Name, InClusterVar, err)
+		}
+	} else if cfg, err = clientcmd.BuildConfigFromFlags("", c.Kubeconfig); err != nil {
 		return nil, fmt.Errorf("loading kubeconfig %s of cluster %s: %w", c.Kubeconfig, c.Name, err)
 	}
 	cfg.QPS, cfg.Burst = 50, 100
@@ -90,14 +97,26 @@ func NodeImage(ctx context.Context, node string) (image string, labels map[strin
 	return host.NodeImage(ctx, node)
 }
 
+// InClusterVar, set to 1 with no KUBECONFIG, says the suites run in a pod of the
+// cluster under test (the runner Job, images/runner) and reach it with the pod's
+// service account. An explicit switch, not the pod's KUBERNETES_SERVICE_HOST: a CI
+// runner that is itself a pod must not test its own cluster by accident.
+const InClusterVar = "E2E_IN_CLUSTER"
+
 // FromEnvironment picks the provider: an existing cluster when KUBECONFIG is set
-// (how users validate their own kubelet), otherwise a kind cluster made from
-// kindConfig, a path relative to the repository root.
+// (how users validate their own kubelet) or when the suites run in a pod of it
+// (E2E_IN_CLUSTER=1), otherwise a kind cluster made from kindConfig, a path relative
+// to the repository root.
 func FromEnvironment(kindConfig string) (Provider, error) {
-	if kc := os.Getenv("KUBECONFIG"); kc != "" {
+	kc := os.Getenv("KUBECONFIG")
+	if kc != "" || os.Getenv(InClusterVar) == "1" {
+		names := "KUBECONFIG names an existing cluster"
+		if kc == "" {
+			names = InClusterVar + "=1 runs in an existing cluster"
+		}
 		for _, v := range []string{"FEATURE_GATES", "KUBELET_FEATURE_GATES", "KUBELET", "KUBELET_VERSION"} {
 			if os.Getenv(v) != "" {
-				return nil, fmt.Errorf("%s is set, but KUBECONFIG names an existing cluster, which the suite never changes: %s applies only to the kind clusters the suite creates; unset one of the two", v, v)
+				return nil, fmt.Errorf("%s is set, but %s, which the suite never changes: %s applies only to the kind clusters the suite creates; unset one of the two", v, names, v)
 			}
 		}
 		return Existing{Kubeconfig: kc}, nil

@@ -11,10 +11,18 @@ import (
 // Existing is a cluster someone else made: the suite only runs specs in it, in
 // namespaces of its own, and never creates or deletes the cluster.
 type Existing struct {
+	// Kubeconfig reaches it; empty for the cluster a runner pod runs in.
 	Kubeconfig string
 }
 
 func (e Existing) Acquire(ctx context.Context) (*Cluster, error) {
+	if e.Kubeconfig == "" {
+		c := &Cluster{Name: "in-cluster", Provider: "existing"}
+		if err := answers(ctx, c); err != nil {
+			return nil, fmt.Errorf("the cluster this pod runs in: %w", err)
+		}
+		return c, nil
+	}
 	raw, err := clientcmd.LoadFromFile(e.Kubeconfig)
 	if err != nil {
 		return nil, fmt.Errorf("reading KUBECONFIG %s: %w", e.Kubeconfig, err)

@@ -21,9 +21,17 @@ func repoRoot(suitePath string) string {
 	return path.Dir(p)
 }
 
-// relative names file relative to root, or returns it unchanged when it lies outside.
+// modulePath prefixes the file names of a build with -trimpath (the runner image's
+// suites, which ran from another directory than the one they were built in).
+const modulePath = "github.com/podlifecycle/conformance/"
+
+// relative names file relative to root (or to the module, for a -trimpath build), or
+// returns it unchanged when it lies outside.
 func relative(root, file string) string {
 	if rest, ok := strings.CutPrefix(path.Clean(file), root+"/"); ok {
+		return rest
+	}
+	if rest, ok := strings.CutPrefix(file, modulePath); ok {
 		return rest
 	}
 	return file

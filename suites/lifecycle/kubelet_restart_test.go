@@ -24,7 +24,7 @@ const resyncWindow = 20 * time.Second
 
 var _ = Describe("Kubelet restart", Serial, Label(suite.Disruptive), func() {
 	It("keeps containers running with the same IDs and restart counts, and ready unchanged", Label("KR-1", "KR-2"), suite.Timeout(restartKubeletBound, resyncWindow), func(ctx SpecContext) {
-		env.Require(facts.NodeShell())
+		env.Require(facts.NodeShell(), facts.OneClock()) // restartKubeletUnder reads the node's startedAt on the runner's clock
 		tl, before, restartAt := restartKubeletUnder(ctx, env.NodeFor("defaults", map[string]bool{"ChangeContainerStatusOnKubeletRestart": false}))
 		Consistently(tl.Pod).WithContext(ctx).WithTimeout(resyncWindow).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
 
@@ -39,7 +39,7 @@ var _ = Describe("Kubelet restart", Serial, Label(suite.Disruptive), func() {
 	})
 
 	It("sets ready false after a kubelet restart with ChangeContainerStatusOnKubeletRestart on, keeping the container", Label("KR-3", "KR-1"), suite.Timeout(restartKubeletBound, resyncWindow, resyncWindow), func(ctx SpecContext) {
-		env.Require(facts.NodeShell())
+		env.Require(facts.NodeShell(), facts.OneClock()) // restartKubeletUnder reads the node's startedAt on the runner's clock
 		tl, before, restartAt := restartKubeletUnder(ctx, env.NodeFor("legacy-status", map[string]bool{"ChangeContainerStatusOnKubeletRestart": true}))
 		Eventually(func() bool {
 			for _, e := range tl.Entries() {
@@ -84,6 +84,8 @@ func restartKubeletUnder(ctx SpecContext, node facts.Node) (*observe.Timeline, c
 	// itself as new, whatever the gate (kubeletRestartGracePeriod in pkg/kubelet/prober),
 	// so the container must be older than that: 10 s, +1 s for startedAt's whole-second
 	// rounding, +1 s margin. This wait is the precondition, not a synchronisation.
+	// startedAt is the node's clock, time.Since the runner's: the callers require
+	// facts.OneClock().
 	startedAt := before.State.Running.StartedAt.Time
 	Eventually(func() time.Duration { return time.Since(startedAt) }).WithContext(ctx).WithPolling(500 * time.Millisecond).
 		WithTimeout(13 * time.Second).Should(BeNumerically(">", 12*time.Second))

@@ -21,7 +21,6 @@ ensure_test_prereqs
 KEYED_FINDINGS=(
   "scripts/components.sh 1f087fc62f53a912 SC2155"      # every component (Kubernetes ~10 min), release kubelets
   "scripts/kubelet.sh    6d1cab4a4ef8df69 SC2317"      # kubelet-<release>, node-<version>-kubelet-* images
-  "scripts/node.sh       47fadabf7e6be1c0 SC2034"      # node-<version> and its kubelet variants
 )
 
 is_shell_script() {

@@ -74,7 +74,7 @@ assemble_node_image() {
   echo "-- preload"
   docker run -d --privileged --name "$box" -v "$work/preload:/preload" --entrypoint sleep "$stage" infinity || return 1
   docker exec -d "$box" sh -c 'containerd >/preload/containerd.log 2>&1'
-  local i; for i in $(seq 1 60); do docker exec "$box" ctr version >/dev/null 2>&1 && break; sleep 0.5; done
+  local _; for _ in $(seq 1 60); do docker exec "$box" ctr version >/dev/null 2>&1 && break; sleep 0.5; done
   docker exec "$box" ctr -n k8s.io images import --no-unpack /preload/images.tar || { cat "$work/preload/containerd.log"; return 1; }
   local have ref missing=()
   have=$(docker exec "$box" ctr -n k8s.io images ls -q)

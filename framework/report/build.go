@@ -269,6 +269,8 @@ func (b *builder) row(st statements.Statement, catalogued bool) Row {
 	case st.NotCheckable != "":
 		// Said before "not in this run": a suite left out would not have checked it either.
 		r.Verdict, r.Reason = NotCheckable, st.NotCheckable
+	case st.NothingToAssert != "":
+		r.Verdict, r.Reason = NothingToAssert, st.NothingToAssert
 	case len(b.doc.LeftOut) > 0:
 		r.Verdict, r.Reason = NotInRun, notInRunReason(b.doc.LeftOut)
 	}

@@ -48,7 +48,7 @@ func CountList(counts map[Verdict]int) []Count {
 func CountLine(counts map[Verdict]int) string {
 	var parts []string
 	for _, c := range CountList(counts) {
-		if (c.Verdict == NotInRun || c.Verdict == NotCheckable) && c.N == 0 {
+		if (c.Verdict == NotInRun || c.Verdict == NotCheckable || c.Verdict == NothingToAssert) && c.N == 0 {
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s %d", c.Verdict, c.N))

@@ -14,23 +14,26 @@ import (
 // and NoSpec: like NotRun it says what the run left out (whole suites rather than
 // specs it held), where NoSpec says the project has no spec for the statement.
 // NotCheckable is a statement with no spec that the catalogue says cannot be checked
-// on the project's clusters, with the reason; it is only ever a row's verdict.
+// on the project's clusters, with the reason; NothingToAssert one that the catalogue
+// says permits every outcome (the pages promise no order, say), so that a spec could
+// only ever pass. Both are only ever a row's verdict.
 type Verdict int
 
 const (
-	NoSpec       Verdict = iota // no spec carries the statement's ID, and the run left out no suite
-	NotCheckable                // no spec, and the catalogue says why none can check it here
-	NotInRun                    // no spec in this run, which left out some of the project's suites
-	NotRun                      // every spec was filtered out (Slow, label filter, focus)
-	Skipped                     // the specs skipped themselves, with a reason
-	Conforms                    // a spec passed; none failed or found drift
-	Drift                       // no spec failed; a passed one found the docs contradicted
-	Fails                       // a spec failed
+	NoSpec          Verdict = iota // no spec carries the statement's ID, and the run left out no suite
+	NothingToAssert                // no spec, and the catalogue says why the statement permits every outcome
+	NotCheckable                   // no spec, and the catalogue says why none can check it here
+	NotInRun                       // no spec in this run, which left out some of the project's suites
+	NotRun                         // every spec was filtered out (Slow, label filter, focus)
+	Skipped                        // the specs skipped themselves, with a reason
+	Conforms                       // a spec passed; none failed or found drift
+	Drift                          // no spec failed; a passed one found the docs contradicted
+	Fails                          // a spec failed
 )
 
 // Verdicts lists every verdict, heaviest first, as the report counts them.
 func Verdicts() []Verdict {
-	return []Verdict{Fails, Drift, Conforms, Skipped, NotRun, NotInRun, NotCheckable, NoSpec}
+	return []Verdict{Fails, Drift, Conforms, Skipped, NotRun, NotInRun, NotCheckable, NothingToAssert, NoSpec}
 }
 
 func (v Verdict) String() string {
@@ -41,6 +44,8 @@ func (v Verdict) String() string {
 		return "not in this run"
 	case NotCheckable:
 		return "not checkable here"
+	case NothingToAssert:
+		return "nothing to assert"
 	case Skipped:
 		return "skipped"
 	case Conforms:
@@ -63,6 +68,8 @@ func (v Verdict) Class() string {
 		return "notinrun"
 	case NotCheckable:
 		return "notcheckable"
+	case NothingToAssert:
+		return "nothingtoassert"
 	case NoSpec:
 		return "nospec"
 	default:

@@ -59,6 +59,9 @@ type Statement struct {
 	// NotCheckable: why no spec checks the statement on the project's clusters; the
 	// report shows it as "not checkable here" with this reason.
 	NotCheckable string `json:"notCheckable,omitempty"`
+	// NothingToAssert: why the statement permits every outcome (the pages promise no
+	// order, say), so that no spec checks it; the report shows "nothing to assert".
+	NothingToAssert string `json:"nothingToAssert,omitempty"`
 }
 
 // Area is a group of statements with a common ID prefix (PL, RS, …).

@@ -9,7 +9,8 @@
 # Layout in the image, under /opt/podlifecycle: go.mod (the suites find the
 # repository root by it), suites/<dir>/<name>.test (Ginkgo runs a compiled suite in
 # its directory, as from a checkout), images/versions.env (the report's software
-# facts), suites.txt; ginkgo, report and the entrypoint in /usr/local/bin. The suites
+# facts), suites.txt; ginkgo, report and the entrypoint in /usr/local/bin; it runs as
+# nobody (65534), since nothing it does needs root. The suites
 # are built with -trimpath, so their code locations name files by module path, which
 # the report reads relative to the repository as it does a checkout's.
 set -euo pipefail
@@ -44,7 +45,7 @@ build_runner() {
     cp images/versions.env "$ctx/opt/podlifecycle/images/"
     echo "$suites" >"$ctx/opt/podlifecycle/suites.txt"
     rm -rf "$ctx/tmp"
-    printf 'FROM %s\nCOPY opt /opt\nCOPY usr /usr\nENV PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\nENTRYPOINT ["/usr/local/bin/podlifecycle-runner"]\n' "$BASE" >"$ctx/Dockerfile"
+    printf 'FROM %s\nCOPY opt /opt\nCOPY usr /usr\nENV PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\nUSER 65534:65534\nENTRYPOINT ["/usr/local/bin/podlifecycle-runner"]\n' "$BASE" >"$ctx/Dockerfile"
   ) && legacy_build "$tag" "$key" "$ctx"
   local rc=$?; rm -rf "$ctx"; return $rc
 }

@@ -39,7 +39,7 @@ func sidecarPod(grace int64, then map[string]string) (pod *corev1.Pod, sidecars,
 
 var _ = Describe("Sidecar termination", func() {
 	It("sends TERM to sidecars only after the last main container stopped, in reverse order of definition",
-		Label("TM-11", "TM-13"), suite.TimedWithin(runtimeSlack), suite.Timeout(runningBound, stopBound(30*time.Second), logEndBound), func(ctx SpecContext) {
+		Label("TM-11"), suite.TimedWithin(runtimeSlack), suite.Timeout(runningBound, stopBound(30*time.Second), logEndBound), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)
 			// main-app-2 takes 3 s to stop, so the sidecars must wait for the slower of
 			// the two; each sidecar takes 0.5 s, so the reverse order is visible.

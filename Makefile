@@ -13,8 +13,9 @@ CACHE    := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/podlifecycle
 # restart/profiles checks crash-loop backoff under kubelet profiles on a cluster of its
 # own (kind-configs/backoff-profiles.yaml); termination/gated shares that cluster for
 # the termination statements that need cluster settings (ContainerStopSignals, a low
-# terminated-pod-gc-threshold).
-SUITES   := cluster lifecycle restart probes termination declaredfeatures restart/profiles termination/gated
+# terminated-pod-gc-threshold); lifecycle/nodeloss (Slow only) loses two workers of it
+# that only it uses.
+SUITES   := cluster lifecycle restart probes termination declaredfeatures restart/profiles termination/gated lifecycle/nodeloss
 ALL_SUITES := $(SUITES)
 
 FOCUS ?=

@@ -51,8 +51,8 @@ func location(root string, l types.CodeLocation) string {
 }
 
 // Kind configs of the suites, for runs whose suites recorded no cluster facts: the
-// Makefile runs restart/profiles and termination/gated on the backoff-profiles
-// cluster, every other suite on the default one.
+// Makefile runs restart/profiles, termination/gated and lifecycle/nodeloss on the
+// backoff-profiles cluster, every other suite on the default one.
 const (
 	DefaultConfig         = "kind-configs/default.yaml"
 	BackoffProfilesConfig = "kind-configs/backoff-profiles.yaml"
@@ -60,7 +60,7 @@ const (
 
 // derivedConfig is the kind config a suite in dir runs on.
 func derivedConfig(dir string) string {
-	for _, d := range []string{"suites/restart/profiles", "suites/termination/gated"} {
+	for _, d := range []string{"suites/restart/profiles", "suites/termination/gated", "suites/lifecycle/nodeloss"} {
 		if dir == d || strings.HasPrefix(dir, d+"/") {
 			return BackoffProfilesConfig
 		}

@@ -17,19 +17,20 @@ import (
 // fall inside it.
 const keptWindow = 3*podGCPeriod + 10*time.Second
 
-// Serial: the threshold counts the terminated pods of the whole cluster, and TM-14's
-// spec beside this one makes eight of them; run alone, this spec's pods are the only
-// ones PodGC counts besides leftovers, which it waits out first.
-var _ = Describe("Terminated pods below terminated-pod-gc-threshold", Serial, Label("TM-18"), func() {
+// Slow (over a minute of waiting), and so never beside TM-14's spec, which makes eight
+// terminated pods: the threshold counts the terminated pods of the whole cluster. In
+// the Slow run the only others on this cluster are lifecycle/nodeloss's, which PodGC
+// marks Failed and deletes at once (at most two at a time), so three of this spec's
+// stay at or below the threshold of five; the premise is checked on every poll.
+var _ = Describe("Terminated pods below terminated-pod-gc-threshold", Label("TM-18", "Slow"), func() {
 	It("stay in the API, Succeeded or Failed, until a person or a controller deletes them",
 		suite.Timeout(2*podGCBound, suite.PodStartBound, keptWindow), func(ctx SpecContext) {
 			threshold := terminatedPodGCThreshold(ctx)
 			ns := env.Namespace(ctx)
-			want := map[string]corev1.PodPhase{"succeeded-0": corev1.PodSucceeded, "succeeded-1": corev1.PodSucceeded,
-				"succeeded-2": corev1.PodSucceeded, "failed-0": corev1.PodFailed}
+			want := map[string]corev1.PodPhase{"succeeded-0": corev1.PodSucceeded, "succeeded-1": corev1.PodSucceeded, "failed-0": corev1.PodFailed}
 			Expect(len(want)).To(BeNumerically("<", threshold), "the spec's pods alone must stay below the threshold")
 			// PodGC deletes only when the cluster-wide count exceeds the threshold: the
-			// other terminated pods must leave room for these four.
+			// other terminated pods must leave room for these three.
 			count := func(names []string) int { return len(names) }
 			Eventually(terminatedPods).WithContext(ctx).WithArguments("").WithTimeout(2*podGCBound).WithPolling(time.Second).
 				Should(WithTransform(count, BeNumerically("<=", threshold-len(want))), "terminated pods of earlier specs should be gone (namespace deletion, or PodGC)")

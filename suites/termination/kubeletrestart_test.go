@@ -1,0 +1,142 @@
+package termination
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/podlifecycle/conformance/framework/drift"
+	"github.com/podlifecycle/conformance/framework/facts"
+	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
+)
+
+// The grace period of the pod whose kubelet is restarted, and when after TERM the
+// restart comes: half-way, so that the two readings of a restart (the grace starts
+// again, or it runs on from the first TERM) put SIGKILL restartGrace/2 = 10 s apart,
+// and the restart (a docker exec and systemctl, seconds) is over long before the first
+// grace could end; short enough for the spec to stay under a minute.
+const (
+	restartGrace = 20 * time.Second
+	restartAfter = restartGrace / 2
+)
+
+// termBound: the kubelet sees the deletion through its watch and has the runtime send
+// TERM within a second or two; 10 s bounds a loaded machine.
+const termBound = 10 * time.Second
+
+// kubeletBackBound: `systemctl restart kubelet` returns once the new kubelet process
+// has started; its API answers within seconds on kind. 60 s bounds a loaded machine.
+const kubeletBackBound = 60 * time.Second
+
+// restartSyncBound: a restarted kubelet syncs the pods it finds bound to its node at
+// start-up, the terminating one included, as soon as its sync loop runs (it skips, with
+// a backoff of at most 5 s, until the runtime reports ready: syncLoop in pkg/kubelet);
+// seconds after it answers. 20 s bounds a loaded machine.
+const restartSyncBound = 20 * time.Second
+
+var _ = Describe("Grace period across a kubelet restart", Serial, Label(suite.Disruptive), func() {
+	It("starts again from the beginning, in full, when the kubelet is restarted while it waits for the container to stop", Label("TM-21"),
+		suite.Timeout(runningBound, termBound, restartAfter+time.Second, kubeletBackBound, restartSyncBound+stopBound(restartGrace), logEndBound), func(ctx SpecContext) {
+			env.Require(facts.NodeShell(), facts.OneClock()) // the restart's times are the runner's clock, the markers the node's
+			node := env.NodeFor("defaults", nil)             // a v1.37.2 kubelet with the gates at their defaults
+			ns := env.Namespace(ctx)
+			pod := env.Hold(ns, suite.PinTo(stoppingPod("outlives-kubelet", seconds(int64(restartGrace/time.Second)), onTerm("main", keepRunning)), node))
+			tl := env.Run(ctx, ns, pod)
+			before := running(ctx, ns, tl, "main")
+			term, killed := observe.SignalTo("main", "TERM"), observe.LastHeartbeatOf("main")
+
+			Expect(env.Client.CoreV1().Pods(ns).Delete(ctx, pod.Name, metav1.DeleteOptions{})).To(Succeed())
+			Eventually(before.Log).WithContext(ctx).WithTimeout(termBound).WithPolling(200*time.Millisecond).
+				Should(HaveMarked(term), "once TERM is sent, the kubelet waits for the container to stop")
+			termAt, _ := before.Log().When(term)
+			// Half the grace period after TERM: the precondition, not a synchronisation.
+			Eventually(func() time.Duration { return time.Since(termAt) }).WithContext(ctx).WithPolling(100 * time.Millisecond).
+				WithTimeout(restartAfter + time.Second).Should(BeNumerically(">=", restartAfter))
+			r := restartKubelet(ctx, node.Name)
+			// The first follow ended with the old kubelet; this one reads the log from its start.
+			after := env.FollowMarkers(ctx, ns, pod.Name, "main")
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(restartSyncBound+stopBound(restartGrace)).Should(terminal(),
+				"TM-21: the restarted kubelet stops the container, at the latest when its retry's full grace period ends")
+			log, err := after.Wait(logEndBound)
+			log = observe.MergeMarkers(before.Log(), log)
+			AddReportEntry("markers of "+pod.Name, log.String(), ReportEntryVisibilityFailureOrVerbose)
+			Expect(err).NotTo(HaveOccurred())
+			killedAt, ok := log.When(killed)
+			Expect(ok).To(BeTrue(), "no heartbeat:\n%s", log)
+
+			// The tolerance model is the suite's (killWindow): a grace measured from a trap's
+			// marker to the last heartbeat is the real one less up to a heartbeat and two
+			// marker latencies, plus at most runtimeSlack. The retry's grace starts after the
+			// old kubelet exited, so after r.called, and at the latest restartSyncBound after
+			// the new one answered.
+			min, max := killWindow(restartGrace)
+			Expect(r.returned.Sub(termAt)).To(BeNumerically("<", min), "precondition: the old kubelet was gone before its grace period could end:\n%s", log)
+			latest := r.answered.Add(restartSyncBound + max)
+			fromTerm, fromRestart := killedAt.Sub(termAt), killedAt.Sub(r.called)
+			exp := timings("grace period across a kubelet restart")
+			suite.Record(exp, "first TERM → SIGKILL (ms)", fromTerm, min, latest.Sub(termAt))
+			suite.Record(exp, "kubelet restart → SIGKILL (ms): the full grace again", fromRestart, min, latest.Sub(r.called))
+			evidence := r.evidence(termAt, killedAt, log)
+			AddReportEntry("TM-21 moments", evidence)
+
+			// What no reading of the pages allows; a broken cluster shows it here. A SIGKILL
+			// before the grace period has passed since the first TERM (a restarted kubelet that
+			// kills a pod it finds terminating at once, or a runtime that cuts the grace short):
+			Expect(fromTerm).To(BeNumerically(">=", min), "TM-21: SIGKILL %v after the first TERM, before the grace period of %v:\n%s", fromTerm, restartGrace, evidence)
+			// A container left running past the full grace of the latest possible retry:
+			Expect(killedAt).To(BeTemporally("<=", latest), "TM-21: still running later than the full grace period after the restarted kubelet's retry:\n%s", evidence)
+			Expect(log).NotTo(HaveMarked(observe.ExitOf("main")), "the container ignores TERM; only SIGKILL stops it")
+			Expect(exitCode(tl.Pod(), "main")).To(BeEquivalentTo(137), "TM-21: the retry ends in SIGKILL (128+9)")
+
+			// The documented reading: the retry gives the full grace period again, so SIGKILL
+			// comes at least that long after the restart. A kill on the first TERM's clock
+			// (about restartGrace/2 after the restart) is drift, recorded with the markers.
+			suite.Drift(drift.Observation[time.Duration]{
+				Statement:  "TM-21",
+				Topic:      "grace period after a kubelet restart",
+				Docs:       fmt.Sprintf("a kubelet restarted while it waits for the processes to stop retries from the start, with the full original grace period (%v): SIGKILL at least that long after the restart", restartGrace),
+				Documented: restartGrace,
+				Measured:   fromRestart,
+				Same:       func(grace, measured time.Duration) bool { floor, _ := killWindow(grace); return measured >= floor },
+				Evidence:   evidence,
+				Reproducer: suite.Reproducer(pod, fmt.Sprintf("delete the pod; %v after its container got TERM, run `systemctl restart kubelet` on its node", restartAfter)),
+			})
+		})
+})
+
+// kubeletRestart is when a node's kubelet was restarted, on the runner's clock:
+// called, before `systemctl restart kubelet` (the old kubelet still runs); returned,
+// when it returned (the old one has exited, the new one has started); answered, when
+// the new one first answered its healthz.
+type kubeletRestart struct{ called, returned, answered time.Time }
+
+// restartKubelet restarts node's kubelet and waits until it answers again, through the
+// API server's node proxy. Its wait takes kubeletBackBound.
+func restartKubelet(ctx SpecContext, node string) kubeletRestart {
+	GinkgoHelper()
+	r := kubeletRestart{called: time.Now()}
+	_, err := env.NodeShell(ctx, node, "systemctl restart kubelet")
+	Expect(err).NotTo(HaveOccurred())
+	r.returned = time.Now()
+	Eventually(func(ctx SpecContext) error {
+		_, err := env.Client.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix("healthz").DoRaw(ctx)
+		return err
+	}).WithContext(ctx).WithTimeout(kubeletBackBound).WithPolling(100*time.Millisecond).Should(Succeed(), "the kubelet of %s answers again", node)
+	r.answered = time.Now()
+	return r
+}
+
+// evidence tells the restart's moments and the kill from the first TERM on, with the
+// markers.
+func (r kubeletRestart) evidence(termAt, killedAt time.Time, log observe.Log) string {
+	ms := func(t time.Time) int64 { return t.Sub(termAt).Milliseconds() }
+	return fmt.Sprintf("first TERM at %s; `systemctl restart kubelet` called at +%d ms, returned at +%d ms, the kubelet answered at +%d ms; "+
+		"last heartbeat (SIGKILL) at +%d ms: %d ms after the restart was called, %d ms after the kubelet answered; TERM marked %d time(s):\n%s",
+		termAt.UTC().Format("15:04:05.000"), ms(r.called), ms(r.returned), ms(r.answered),
+		ms(killedAt), killedAt.Sub(r.called).Milliseconds(), killedAt.Sub(r.answered).Milliseconds(), log.Count(observe.SignalTo("main", "TERM")), log)
+}

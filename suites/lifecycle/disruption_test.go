@@ -99,8 +99,10 @@ var _ = Describe("DisruptionTarget", func() {
 			tl := env.Run(ctx, ns, pod)
 			// PodGC checks every 20 s and quarantines an orphan for 40 s before acting:
 			// at most 60 s, plus 20 s for the controller's queue on a loaded machine.
-			Eventually(tl.Pod).WithContext(ctx).WithTimeout(80 * time.Second).Should(And(
-				HavePhase(corev1.PodFailed), HaveCondition(corev1.DisruptionTarget, corev1.ConditionTrue, "DeletionByPodGC")))
+			// PodGC patches the status and deletes the pod in one go: the status is looked
+			// for among every one the watch saw, not only the last.
+			Eventually(tl.Pods).WithContext(ctx).WithTimeout(80 * time.Second).Should(ContainElement(And(
+				HavePhase(corev1.PodFailed), HaveCondition(corev1.DisruptionTarget, corev1.ConditionTrue, "DeletionByPodGC"))))
 			Eventually(func() bool { p := tl.Pod(); return p == nil || p.DeletionTimestamp != nil }).WithContext(ctx).
 				WithTimeout(10*time.Second).Should(BeTrue(), "TM-14: PodGC deletes the orphan after marking it Failed")
 		})

@@ -142,9 +142,11 @@ var _ = Describe("A Node object that goes away", Label("Slow", suite.Disruptive)
 			// its own flags).
 			stopKubelet(ctx, node)
 			Expect(env.Client.CoreV1().Nodes().Delete(ctx, node, metav1.DeleteOptions{})).To(Succeed())
-			Eventually(tl.Pod).WithContext(ctx).WithTimeout(orphanBound).Should(And(
-				HavePhase(corev1.PodFailed), HaveCondition(corev1.DisruptionTarget, corev1.ConditionTrue, "DeletionByPodGC")),
-				"PL-10: a pod bound to a Node that no longer exists is marked Failed")
+			// PodGC patches the status and deletes the pod in one go: the status is looked
+			// for among every one the watch saw, not only the last.
+			Eventually(tl.Pods).WithContext(ctx).WithTimeout(orphanBound).Should(ContainElement(And(
+				HavePhase(corev1.PodFailed), HaveCondition(corev1.DisruptionTarget, corev1.ConditionTrue, "DeletionByPodGC"))),
+				"PL-10: a pod bound to a Node that no longer exists is marked Failed:\n%s", tl)
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podGCBound).Should(BeNil(), "TM-14: PodGC deletes the orphan after marking it Failed")
 		})
 })

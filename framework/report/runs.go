@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 
 	"github.com/onsi/ginkgo/v2/types"
@@ -23,8 +24,10 @@ type Run struct {
 }
 
 // LoadRuns reads the Ginkgo JSON report named jsonName (e2e.json for `make e2e`) at the
-// top of artifacts, and in each of its subdirectories, where a run over several
-// Kubernetes versions (K8S_VERSIONS) puts one per version.
+// top of artifacts, and in each of its subdirectories named for a Kubernetes version
+// (v1.36.3), where a run over several versions (K8S_VERSIONS) puts one per version.
+// Other subdirectories are other runs' (the runner Job's artifacts, copied to
+// _artifacts/runner), not part of this one.
 func LoadRuns(artifacts, jsonName string) ([]Run, error) {
 	var runs []Run
 	top, err := loadRun(artifacts, "", jsonName)
@@ -39,7 +42,7 @@ func LoadRuns(artifacts, jsonName string) ([]Run, error) {
 		return nil, err
 	}
 	for _, d := range dirs {
-		if !d.IsDir() {
+		if !d.IsDir() || !versionDir.MatchString(d.Name()) {
 			continue
 		}
 		run, err := loadRun(filepath.Join(artifacts, d.Name()), d.Name(), jsonName)
@@ -56,6 +59,9 @@ func LoadRuns(artifacts, jsonName string) ([]Run, error) {
 	slices.SortStableFunc(runs, func(a, b Run) int { return compareVersions(a.Version, b.Version) })
 	return runs, nil
 }
+
+// versionDir is the name K8S_VERSIONS gives a version's artifacts directory.
+var versionDir = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+$`)
 
 func loadRun(dir, version, jsonName string) (Run, error) {
 	path := filepath.Join(dir, jsonName)

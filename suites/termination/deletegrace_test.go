@@ -239,18 +239,7 @@ func markersAfterStop(ctx context.Context, ns, node string, v corev1.Volume, con
 	reader.Spec.NodeSelector = map[string]string{corev1.LabelHostname: node}
 	rtl := env.Run(ctx, ns, reader)
 	Eventually(rtl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
-	DeferCleanup(func(ctx SpecContext) {
-		_, _ = env.Exec(ctx, ns, reader.Name, "reader", "rm", "-f", observe.MarkerDir+"/markers")
-	})
-	var log observe.Log
-	Eventually(func() (time.Duration, error) {
-		ms, err := env.MarkerFile(ctx, ns, reader.Name, "reader")
-		log = ms
-		gap, _ := log.Between(observe.LastHeartbeatOf(container), observe.LastHeartbeatOf("reader"))
-		return gap, err
-	}).WithContext(ctx).WithTimeout(bound).WithPolling(500*time.Millisecond).Should(BeNumerically(">", time.Second),
-		func() string { return fmt.Sprintf("%s should stop; markers on the node so far:\n%s", container, log) })
-	return log
+	return markersOnceStopped(ctx, ns, reader.Name, "reader", container, bound)
 }
 
 // jobPodGrace is the grace period of the Job's pod, outside the spec so that its

@@ -48,20 +48,7 @@ var _ = Describe("Forced deletion", func() {
 			Expect(err).NotTo(HaveOccurred(), "TM-9: a pod of the same name can be created right after a forced delete")
 			AddReportEntry("forced delete → same-name pod created (ms)", created.Sub(deleted).Milliseconds())
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
-			DeferCleanup(func(ctx SpecContext) {
-				_, _ = env.Exec(ctx, ns, successor.Name, "successor", "rm", "-f", observe.MarkerDir+"/markers")
-			})
-
-			// The old container is done once it has not marked a heartbeat for a second
-			// while the successor went on marking (five of its heartbeats).
-			var log observe.Log
-			Eventually(func() (time.Duration, error) {
-				ms, err := env.MarkerFile(ctx, ns, successor.Name, "successor")
-				log = ms
-				gap, _ := log.Between(observe.LastHeartbeatOf("old"), observe.LastHeartbeatOf("successor"))
-				return gap, err
-			}).WithContext(ctx).WithTimeout(stopBound(30*time.Second)).WithPolling(500*time.Millisecond).
-				Should(BeNumerically(">", time.Second), "the old container should stop; markers so far:\n%s", log)
+			log := markersOnceStopped(ctx, ns, successor.Name, "successor", "old", stopBound(30*time.Second))
 
 			Expect(log).To(HaveMarked(observe.SignalTo("old", "TERM")), "the old containers are still stopped with TERM first")
 			lastOld, _ := log.When(observe.LastHeartbeatOf("old"))

@@ -2,6 +2,7 @@ package termination
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -187,3 +188,23 @@ func exitCode(p *corev1.Pod, name string) int32 {
 }
 
 var gmeasurePrecision = gmeasure.Precision(time.Millisecond)
+
+// markersOnceStopped reads the node's marker file (a hostPath at observe.MarkerDir)
+// through the running container reader of pod until container is done: it has not
+// marked a heartbeat for a second while reader went on marking (five of its
+// heartbeats). The file goes when the spec ends. Its wait takes bound.
+func markersOnceStopped(ctx context.Context, ns, pod, reader, container string, bound time.Duration) observe.Log {
+	GinkgoHelper()
+	DeferCleanup(func(ctx SpecContext) {
+		_, _ = env.Exec(ctx, ns, pod, reader, "rm", "-f", observe.MarkerDir+"/markers")
+	})
+	var log observe.Log
+	Eventually(func() (time.Duration, error) {
+		ms, err := env.MarkerFile(ctx, ns, pod, reader)
+		log = ms
+		gap, _ := log.Between(observe.LastHeartbeatOf(container), observe.LastHeartbeatOf(reader))
+		return gap, err
+	}).WithContext(ctx).WithTimeout(bound).WithPolling(500*time.Millisecond).Should(BeNumerically(">", time.Second),
+		func() string { return fmt.Sprintf("%s should stop; markers on the node so far:\n%s", container, log) })
+	return log
+}

@@ -91,6 +91,14 @@ func (c *Cluster) LocalNodes(ctx context.Context, nodes []facts.Node) bool {
 	return len(nodes) > 0
 }
 
+// Labels images/scripts/node.sh and kubelet.sh put on every node image, naming the
+// kubelet it holds: the cluster suite proves each node runs that very binary, and the
+// report names both per node.
+const (
+	KubeletVersionLabel = "podlifecycle.kubelet.version"
+	KubeletSHA256Label  = "podlifecycle.kubelet.sha256"
+)
+
 // NodeImage is the image the container of a node of a cluster with LocalNodes was made
 // from, and its labels: the report says where each node's software came from.
 func NodeImage(ctx context.Context, node string) (image string, labels map[string]string, err error) {

@@ -182,6 +182,16 @@ func (tl *Timeline) observeDeletion() {
 	tl.entries = append(tl.entries, Entry{Seen: time.Now(), Kind: "deleted", Summary: "pod deleted from the API"})
 }
 
+// Deleted says whether the watch has seen the pod leave the API.
+func (tl *Timeline) Deleted() bool {
+	for _, e := range tl.Entries() {
+		if e.Kind == "deleted" {
+			return true
+		}
+	}
+	return false
+}
+
 func (tl *Timeline) observeEvent(e *corev1.Event) {
 	tl.add(Entry{Seen: time.Now(), Kind: "event", Summary: fmt.Sprintf("%s %s: %s (x%d)", e.Type, e.Reason, e.Message, max(e.Count, 1))})
 }

@@ -98,8 +98,9 @@ func (e *Env) NodeShell(ctx context.Context, node, script string) (string, error
 	return e.nodeShell(ctx, node, script)
 }
 
-// nodeShell is NodeShell for the suite's own reading of a node (the kubelet's sha256
-// for the report, its log lines about a failed spec), which change nothing.
+// nodeShell is NodeShell for the suite's own reading of a node (the control plane's
+// gates for the report, the kubelet's log lines about a failed spec), which change
+// nothing.
 func (e *Env) nodeShell(ctx context.Context, node, script string) (string, error) {
 	if !e.Facts.LocalNodes {
 		return "", fmt.Errorf("no shell on node %s: the spec must require facts.NodeShell()", node)

@@ -20,16 +20,9 @@ import (
 )
 
 // factsBound bounds what the facts entry reads beyond env.Facts: per node a docker
-// inspect and a sha256sum of the kubelet, per control-plane node two metrics fetches;
+// inspect, per control-plane node two metrics fetches;
 // each takes under a second, several on a loaded 2-core machine.
 const factsBound = 60 * time.Second
-
-// Kubelet image labels images/scripts/kubelet.sh puts on a node image with another
-// kubelet.
-const (
-	kubeletVersionLabel = "podlifecycle.kubelet.version"
-	kubeletSHA256Label  = "podlifecycle.kubelet.sha256"
-)
 
 // recordClusterFacts records the report's ClusterFacts entry. Nothing it cannot read
 // fails the suite: the report shows why a fact is unknown instead.
@@ -84,11 +77,9 @@ func (e *Env) readClusterFacts(ctx context.Context, config string) report.Cluste
 		}
 		var sw nodeSoftware
 		sw.Image, sw.Labels, sw.Err = cluster.NodeImage(ctx, n.Name)
-		if sw.KubeletSHA256 = sw.Labels[kubeletSHA256Label]; sw.KubeletSHA256 == "" {
-			if out, err := e.nodeShell(ctx, n.Name, "sha256sum /usr/bin/kubelet"); err == nil && len(strings.Fields(out)) > 0 {
-				sw.KubeletSHA256 = strings.Fields(out)[0]
-			}
-		}
+		// Every node image the project builds names its kubelet's sha256; the cluster
+		// suite proves the running kubelet is that binary.
+		sw.KubeletSHA256 = sw.Labels[cluster.KubeletSHA256Label]
 		in.Software[n.Name] = sw
 	}
 	for _, n := range controlPlaneNodes(e.Facts.Nodes) {
@@ -255,12 +246,12 @@ func imageSource(image string, labels, versions map[string]string) string {
 	if variant == "" {
 		return src
 	}
-	version := labels[kubeletVersionLabel]
+	version := labels[cluster.KubeletVersionLabel]
 	if version == "" && !strings.HasPrefix(variant, "sha256-") {
 		version = variant
 	}
 	kubelet := strings.TrimSpace("kubelet " + version)
-	if sum := labels[kubeletSHA256Label]; sum != "" {
+	if sum := labels[cluster.KubeletSHA256Label]; sum != "" {
 		kubelet += " (sha256 " + sum + ")"
 	}
 	if strings.HasPrefix(variant, "sha256-") {

@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/podlifecycle/conformance/framework/cluster"
 	"github.com/podlifecycle/conformance/framework/facts"
 	"github.com/podlifecycle/conformance/framework/report"
 )
@@ -53,7 +54,7 @@ func TestBuildClusterFacts(t *testing.T) {
 			"plc-cp":     {Image: "podlifecycle/node:v1.37.2", Labels: map[string]string{"podlifecycle.inputs": "fcf30d4585253319"}, KubeletSHA256: "5e1f"},
 			"plc-worker": {Image: "podlifecycle/node:v1.37.2", KubeletSHA256: "5e1f"},
 			"plc-worker2": {Image: "podlifecycle/node:v1.37.2-kubelet-v1.36.3", KubeletSHA256: "15d1",
-				Labels: map[string]string{kubeletVersionLabel: "v1.36.3", kubeletSHA256Label: "15d1"}},
+				Labels: map[string]string{cluster.KubeletVersionLabel: "v1.36.3", cluster.KubeletSHA256Label: "15d1"}},
 		},
 		Versions: parseVersionsEnv(string(env)),
 	}
@@ -128,7 +129,7 @@ func TestImageSource(t *testing.T) {
 		want   string
 	}{
 		{"podlifecycle/node:v1.36.3", nil, "images/build.sh: Kubernetes v1.36.3 (kubelet"},
-		{"podlifecycle/node:v1.37.2-kubelet-sha256-ce5f0f9bbb57", map[string]string{kubeletVersionLabel: "v1.37.2-dirty", kubeletSHA256Label: "ce5f"},
+		{"podlifecycle/node:v1.37.2-kubelet-sha256-ce5f0f9bbb57", map[string]string{cluster.KubeletVersionLabel: "v1.37.2-dirty", cluster.KubeletSHA256Label: "ce5f"},
 			"kubelet v1.37.2-dirty (sha256 ce5f) given as KUBELET in place of the stock one; the rest images/build.sh: Kubernetes v1.37.2"},
 		{"podlifecycle/node:v1.37.2-kubelet-v1.36.3", nil, "kubelet v1.36.3 from Go module k8s.io/kubernetes@v1.36.3 in place"},
 		{"kindest/node:v1.37.2", nil, "not built by images/build.sh"},

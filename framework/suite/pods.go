@@ -50,23 +50,33 @@ func (e *Env) Namespace(ctx context.Context) string {
 // about the pod, if the node has a shell. The pod goes with its namespace.
 func (e *Env) Run(ctx context.Context, ns string, pod *corev1.Pod) *observe.Timeline {
 	GinkgoHelper()
-	tl, err := observe.Record(context.WithoutCancel(ctx), e.Client, ns, pod.Name)
-	if err != nil {
-		Fail(fmt.Sprintf("watching pod %s/%s: %v", ns, pod.Name, err))
-	}
-	e.watchForKubeletLog(tl)
-	DeferCleanup(func() {
-		tl.Stop()
-		AddReportEntry(report.TimelineEntryPrefix+pod.Name, tl.String(), ReportEntryVisibilityFailureOrVerbose)
-		if err := tl.Save(e.Artifacts, CurrentSpecReport().FullText()); err != nil {
-			GinkgoWriter.Printf("saving timeline of %s: %v\n", pod.Name, err)
-		}
-	})
+	tl := e.Follow(ctx, ns, pod.Name)
 	pod = pod.DeepCopy()
 	pod.Namespace = ns
 	if _, err := e.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		Fail(fmt.Sprintf("creating pod %s/%s: %v", ns, pod.Name, err))
 	}
+	return tl
+}
+
+// Follow starts a timeline for the pod named name in ns, which someone else creates (a
+// controller's pod, a static pod's mirror pod), with what Run gives its own: attached
+// to the spec's report, saved under the suite's artifacts, and the kubelet's log lines
+// about the pod when the spec fails.
+func (e *Env) Follow(ctx context.Context, ns, name string) *observe.Timeline {
+	GinkgoHelper()
+	tl, err := observe.Record(context.WithoutCancel(ctx), e.Client, ns, name)
+	if err != nil {
+		Fail(fmt.Sprintf("watching pod %s/%s: %v", ns, name, err))
+	}
+	e.watchForKubeletLog(tl)
+	DeferCleanup(func() {
+		tl.Stop()
+		AddReportEntry(report.TimelineEntryPrefix+name, tl.String(), ReportEntryVisibilityFailureOrVerbose)
+		if err := tl.Save(e.Artifacts, CurrentSpecReport().FullText()); err != nil {
+			GinkgoWriter.Printf("saving timeline of %s: %v\n", name, err)
+		}
+	})
 	return tl
 }
 

@@ -37,7 +37,7 @@ var _ = Describe("The cluster", Label("infra"), func() {
 			// a kind config's node image); the image's label names its version.
 			got := n.Status.NodeInfo.KubeletVersion
 			if env.Facts.LocalNodes {
-				Expect(got).To(Equal(imageLabel(n.Name, kubeletVersionLabel)), "kubelet of %s, against its node image's %s label", n.Name, kubeletVersionLabel)
+				Expect(got).To(Equal(imageLabel(n.Name, cluster.KubeletVersionLabel)), "kubelet of %s, against its node image's %s label", n.Name, cluster.KubeletVersionLabel)
 			} else {
 				Expect(releaseFits(got, suite.ExpectedServerVersion(), schedulable(n.Name))).To(Succeed(), "kubelet of %s", n.Name)
 			}
@@ -68,7 +68,7 @@ sha256sum /proc/$pid/exe /usr/bin/kubelet | cut -d' ' -f1
 /proc/$pid/exe --version`
 		var table []string
 		for _, n := range env.Facts.Nodes {
-			want := imageLabel(n.Name, kubeletSHA256Label)
+			want := imageLabel(n.Name, cluster.KubeletSHA256Label)
 			out, err := env.NodeShell(ctx, n.Name, script)
 			Expect(err).NotTo(HaveOccurred())
 			fields := strings.Fields(out) // <running sha256> <file sha256> Kubernetes <version>
@@ -76,7 +76,7 @@ sha256sum /proc/$pid/exe /usr/bin/kubelet | cut -d' ' -f1
 			running, file, runningVersion := fields[0], fields[1], fields[3]
 			Expect(running).To(Equal(want), "the kubelet running on %s (version %s) has sha256 %s; its node image was built with %s", n.Name, runningVersion, running, want)
 			Expect(file).To(Equal(want), "/usr/bin/kubelet on %s, which a kubelet restart would start, has sha256 %s; its node image was built with %s", n.Name, file, want)
-			Expect(runningVersion).To(Equal(imageLabel(n.Name, kubeletVersionLabel)), "version of the kubelet running on %s", n.Name)
+			Expect(runningVersion).To(Equal(imageLabel(n.Name, cluster.KubeletVersionLabel)), "version of the kubelet running on %s", n.Name)
 			table = append(table, fmt.Sprintf("| %s | %s | %s |", n.Name, runningVersion, running))
 		}
 		AddReportEntry("kubelet per node", "| node | running kubelet | its sha256, as its node image's label |\n|---|---|---|\n"+strings.Join(table, "\n"))
@@ -187,13 +187,6 @@ func schedulable(node string) bool {
 	}
 	return false
 }
-
-// Labels images/scripts/node.sh and kubelet.sh put on every node image, naming the
-// kubelet it holds.
-const (
-	kubeletVersionLabel = "podlifecycle.kubelet.version"
-	kubeletSHA256Label  = "podlifecycle.kubelet.sha256"
-)
 
 // imageLabel is a label of the image a kind node's container was made from; a node
 // image without it is an error, since every node image the project builds has it.

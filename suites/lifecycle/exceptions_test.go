@@ -69,7 +69,7 @@ var _ = Describe("A deleted pod's terminal phase", func() {
 			// would answer this Get, and the watch would see Succeeded (exit 0 on TERM).
 			_, err := env.Client.CoreV1().Pods(ns).Get(ctx, free.Name, metav1.GetOptions{})
 			Expect(apierrors.IsNotFound(err)).To(BeTrue(), "PL-7: a pod force-deleted without a finalizer leaves the API at once; Get said %v", err)
-			Eventually(func() bool { return containsKind(free.Entries(), "deleted") }).WithContext(ctx).WithTimeout(deletionSeenBound).Should(BeTrue())
+			Eventually(free.Deleted).WithContext(ctx).WithTimeout(deletionSeenBound).Should(BeTrue())
 
 			By("with a finalizer: kept in the API, and moved to Succeeded by the kubelet")
 			Eventually(held.Pod).WithContext(ctx).WithTimeout(terminationBound).Should(HavePhase(corev1.PodSucceeded),
@@ -87,7 +87,7 @@ var _ = Describe("A deleted pod's terminal phase", func() {
 			ns := env.Namespace(ctx)
 			node, dir := staticPodNode()
 			pod := staticPod(ns)
-			tl := followPod(ctx, ns, mirrorPodName(pod, node))
+			tl := env.Follow(ctx, ns, mirrorPodName(pod, node))
 			manifest := writeStaticPod(ctx, node.Name, dir, pod)
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(staticPickupBound+podStartBound+mirrorStatusBound).Should(
 				And(HavePhase(corev1.PodRunning), HaveContainerState("main", "Running", "")), "the kubelet of %s runs the static pod and mirrors it", node.Name)
@@ -97,7 +97,7 @@ var _ = Describe("A deleted pod's terminal phase", func() {
 
 			_, err := env.NodeShell(ctx, node.Name, "rm "+manifest)
 			Expect(err).NotTo(HaveOccurred())
-			Eventually(func() bool { return containsKind(tl.Entries(), "deleted") }).WithContext(ctx).WithTimeout(staticRemovalBound).
+			Eventually(tl.Deleted).WithContext(ctx).WithTimeout(staticRemovalBound).
 				Should(BeTrue(), "the mirror pod leaves the API once its manifest is gone:\n%s", tl)
 
 			// v1.37.2 exempts static pods in the status manager and in getPhase

@@ -13,10 +13,6 @@ import (
 	"github.com/podlifecycle/conformance/framework/suite"
 )
 
-// kubeletBackBound: `systemctl restart kubelet` returns once the new kubelet process
-// has started; its API answers within seconds on kind. 60 s bounds a loaded machine.
-const kubeletBackBound = 60 * time.Second
-
 // resyncWindow: a restarted kubelet syncs every pod it finds at start-up (pod
 // additions from the API server), within seconds; a readiness change it makes would
 // show in this window.
@@ -60,7 +56,7 @@ var _ = Describe("Kubelet restart", Serial, Label(suite.Disruptive), func() {
 // restartKubeletBound is the sum of restartKubeletUnder's waits, in order: the pod
 // turns ready, its container grows older than the kubelet's restart grace (13 s), the
 // restarted kubelet answers.
-const restartKubeletBound = podStartBound + 13*time.Second + kubeletBackBound
+const restartKubeletBound = podStartBound + 13*time.Second + suite.KubeletBackBound
 
 // restartKubeletUnder starts a ready pod on node, restarts that node's kubelet and
 // waits until it answers again.
@@ -90,12 +86,5 @@ func restartKubeletUnder(ctx SpecContext, node facts.Node) (*observe.Timeline, c
 	Eventually(func() time.Duration { return time.Since(startedAt) }).WithContext(ctx).WithPolling(500 * time.Millisecond).
 		WithTimeout(13 * time.Second).Should(BeNumerically(">", 12*time.Second))
 
-	restartAt := time.Now()
-	_, err := env.NodeShell(ctx, node.Name, "systemctl restart kubelet")
-	Expect(err).NotTo(HaveOccurred())
-	Eventually(func(ctx SpecContext) error {
-		_, err := env.Client.CoreV1().RESTClient().Get().Resource("nodes").Name(node.Name).SubResource("proxy").Suffix("healthz").DoRaw(ctx)
-		return err
-	}).WithContext(ctx).WithTimeout(kubeletBackBound).Should(Succeed())
-	return tl, before, restartAt
+	return tl, before, env.RestartKubelet(ctx, node.Name).Called
 }

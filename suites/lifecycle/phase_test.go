@@ -223,7 +223,7 @@ var _ = Describe("Pod phase", func() {
 		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "PL-8: spec.nodeName is immutable, got: %v", err)
 
 		deletePod(ctx, ns, pod.Name, ptr(int64(0)))
-		Eventually(func() bool { return containsKind(tl.Entries(), "deleted") }).WithContext(ctx).WithTimeout(terminationBound).Should(BeTrue())
+		Eventually(tl.Deleted).WithContext(ctx).WithTimeout(terminationBound).Should(BeTrue())
 		Expect(nodesSeen(tl, bound.UID)).To(ConsistOf(bound.Spec.NodeName), "PL-8: the pod was seen on more than one node:\n%s", tl)
 
 		pod.Namespace = ns
@@ -290,15 +290,6 @@ func nodesSeen(tl *observe.Timeline, uid types.UID) []string {
 		}
 	}
 	return nodes
-}
-
-func containsKind(es []observe.Entry, kind string) bool {
-	for _, e := range es {
-		if e.Kind == kind {
-			return true
-		}
-	}
-	return false
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -1,7 +1,6 @@
 package lifecycle
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
-	"github.com/podlifecycle/conformance/framework/report"
 	"github.com/podlifecycle/conformance/framework/suite"
 )
 
@@ -68,7 +66,7 @@ var _ = Describe("Pod replacement", func() {
 			var old corev1.Pod
 			Eventually(replicaPods(ns, rs)).WithContext(ctx).WithTimeout(replicaSetSyncBound + podStartBound).
 				WithPolling(200 * time.Millisecond).Should(And(HaveLen(1), ContainElement(ready, &old)))
-			oldTL := followPod(ctx, ns, old.Name)
+			oldTL := env.Follow(ctx, ns, old.Name)
 
 			deletedAt := time.Now()
 			deletePod(ctx, ns, old.Name, nil) // with its own grace period, terminatingGrace
@@ -87,7 +85,7 @@ var _ = Describe("Pod replacement", func() {
 			Expect(now.UID).To(Equal(old.UID))
 			Expect(now.DeletionTimestamp).NotTo(BeNil(), "PL-11: the old pod is Terminating")
 			Expect(now).To(HaveContainerState("main", "Running", ""), "the old pod's container ignores TERM")
-			Expect(containsKind(oldTL.Entries(), "deleted")).To(BeFalse(), "the watch saw the old pod leave:\n%s", oldTL)
+			Expect(oldTL.Deleted()).To(BeFalse(), "the watch saw the old pod leave:\n%s", oldTL)
 			// deletionTimestamp is when the pod counts as dead: delete time + grace period
 			// (both API server times); the replacement came before it.
 			Expect(replacement.CreationTimestamp.Time).To(BeTemporally("<", now.DeletionTimestamp.Time),
@@ -119,7 +117,7 @@ var _ = Describe("Pod replacement", func() {
 			Expect(out).To(Equal(string(first.UID)+"\n"), "the emptyDir holds the first pod's file when it is deleted")
 
 			deletePod(ctx, ns, pod.Name, nil)
-			Eventually(func() bool { return containsKind(tl.Entries(), "deleted") }).WithContext(ctx).WithTimeout(terminationBound).
+			Eventually(tl.Deleted).WithContext(ctx).WithTimeout(terminationBound).
 				Should(BeTrue(), "the first pod left the API:\n%s", tl)
 
 			By("the same manifest, created again under the same name")
@@ -246,23 +244,6 @@ func replicaPods(ns string, rs *appsv1.ReplicaSet) func(SpecContext) ([]corev1.P
 		}
 		return pods.Items, nil
 	}
-}
-
-// followPod records the timeline of a pod something else created (a ReplicaSet's),
-// from now on, and handles it as env.Run does the timelines of the pods it creates:
-// stopped, attached to the report and saved when the spec ends.
-func followPod(ctx context.Context, ns, name string) *observe.Timeline {
-	GinkgoHelper()
-	tl, err := observe.Record(context.WithoutCancel(ctx), env.Client, ns, name)
-	Expect(err).NotTo(HaveOccurred(), "watching pod %s/%s", ns, name)
-	DeferCleanup(func() {
-		tl.Stop()
-		AddReportEntry(report.TimelineEntryPrefix+name, tl.String(), ReportEntryVisibilityFailureOrVerbose)
-		if err := tl.Save(env.Artifacts, CurrentSpecReport().FullText()); err != nil {
-			GinkgoWriter.Printf("saving timeline of %s: %v\n", name, err)
-		}
-	})
-	return tl
 }
 
 func countOrUnset(n *int32) string {

@@ -113,7 +113,7 @@ var _ = Describe("kubectl delete --grace-period=0", func() {
 			// waited for its kubelet would still be found. A broken cluster shows it here.
 			_, err = env.Client.CoreV1().Pods(ns).Get(ctx, "with-force", metav1.GetOptions{})
 			Expect(apierrors.IsNotFound(err)).To(BeTrue(), "TM-16: with --force the pod is removed from the API without waiting for the kubelet; Get said %v", err)
-			Eventually(deletedFromAPI(forced)).WithContext(ctx).WithTimeout(watchBound).Should(BeTrue(), "the watch saw the pod leave the API:\n%s", forced)
+			Eventually(forced.Deleted).WithContext(ctx).WithTimeout(watchBound).Should(BeTrue(), "the watch saw the pod leave the API:\n%s", forced)
 		})
 })
 
@@ -259,9 +259,7 @@ var _ = Describe("A Job's pod failure policy", func() {
 			var evicted corev1.Pod
 			Eventually(jobPods).WithContext(ctx).WithArguments(ns, job.Name).WithTimeout(podStartBound).
 				Should(ContainElement(HavePhase(corev1.PodRunning), &evicted))
-			tl, err := observe.Record(context.WithoutCancel(ctx), env.Client, ns, evicted.Name)
-			Expect(err).NotTo(HaveOccurred())
-			DeferCleanup(tl.Stop)
+			tl := env.Follow(ctx, ns, evicted.Name)
 
 			Expect(env.Client.CoreV1().Pods(ns).EvictV1(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: evicted.Name, Namespace: ns}})).To(Succeed())
 			// A Job controller that counted the failure against backoffLimit 0 would fail the

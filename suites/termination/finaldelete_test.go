@@ -82,7 +82,7 @@ var _ = Describe("The kubelet's final deletion", Label(suite.Disruptive), func()
 			// TM-22: once the kubelet's DELETE has been answered, the object is gone.
 			_, err := env.Client.CoreV1().Pods(ns).Get(ctx, auditedPod, metav1.GetOptions{})
 			Expect(apierrors.IsNotFound(err)).To(BeTrue(), "TM-22: after the kubelet's DELETE was answered no client sees the pod; Get said %v\n%s", err, trail)
-			Eventually(deletedFromAPI(tl)).WithContext(ctx).WithTimeout(watchBound).Should(BeTrue(), "TM-22: the watch reports the pod deleted:\n%s", tl)
+			Eventually(tl.Deleted).WithContext(ctx).WithTimeout(watchBound).Should(BeTrue(), "TM-22: the watch reports the pod deleted:\n%s", tl)
 
 			// Check the instrument: the log gives the spec's own request to the spec.
 			deletes := trail.deletes()

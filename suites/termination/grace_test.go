@@ -83,7 +83,7 @@ var _ = Describe("Terminal phase", func() {
 		tl := env.Run(ctx, ns, pod)
 		running(ctx, ns, tl, "main")
 		Expect(env.Client.CoreV1().Pods(ns).Delete(ctx, pod.Name, metav1.DeleteOptions{})).To(Succeed())
-		Eventually(deletedFromAPI(tl)).WithContext(ctx).WithTimeout(stopBound(10 * time.Second)).Should(BeTrue())
+		Eventually(tl.Deleted).WithContext(ctx).WithTimeout(stopBound(10 * time.Second)).Should(BeTrue())
 
 		// The last status the watch delivered before the deletion.
 		var last *corev1.Pod

@@ -165,18 +165,6 @@ func span(exp *gmeasure.Experiment, log observe.Log, name string, a, b observe.E
 	Expect(log).To(MarkWithin(a, b, min, max), name)
 }
 
-// deletedFromAPI says whether the watch saw the pod leave the API.
-func deletedFromAPI(tl *observe.Timeline) func() bool {
-	return func() bool {
-		for _, e := range tl.Entries() {
-			if e.Kind == "deleted" {
-				return true
-			}
-		}
-		return false
-	}
-}
-
 // exitCode is the exit code of a terminated container, or -1.
 func exitCode(p *corev1.Pod, name string) int32 {
 	for _, s := range append(p.Status.InitContainerStatuses, p.Status.ContainerStatuses...) {

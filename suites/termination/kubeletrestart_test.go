@@ -29,10 +29,6 @@ const (
 // TERM within a second or two; 10 s bounds a loaded machine.
 const termBound = 10 * time.Second
 
-// kubeletBackBound: `systemctl restart kubelet` returns once the new kubelet process
-// has started; its API answers within seconds on kind. 60 s bounds a loaded machine.
-const kubeletBackBound = 60 * time.Second
-
 // restartSyncBound: a restarted kubelet syncs the pods it finds bound to its node at
 // start-up, the terminating one included, as soon as its sync loop runs (it skips, with
 // a backoff of at most 5 s, until the runtime reports ready: syncLoop in pkg/kubelet);
@@ -41,7 +37,7 @@ const restartSyncBound = 20 * time.Second
 
 var _ = Describe("Grace period across a kubelet restart", Serial, Label(suite.Disruptive), func() {
 	It("starts again from the beginning, in full, when the kubelet is restarted while it waits for the container to stop", Label("TM-21"),
-		suite.Timeout(runningBound, termBound, restartAfter+time.Second, kubeletBackBound, restartSyncBound+stopBound(restartGrace), logEndBound), func(ctx SpecContext) {
+		suite.Timeout(runningBound, termBound, restartAfter+time.Second, suite.KubeletBackBound, restartSyncBound+stopBound(restartGrace), logEndBound), func(ctx SpecContext) {
 			env.Require(facts.NodeShell(), facts.OneClock()) // the restart's times are the runner's clock, the markers the node's
 			node := env.NodeFor("defaults", nil)             // a v1.37.2 kubelet with the gates at their defaults
 			ns := env.Namespace(ctx)
@@ -57,7 +53,7 @@ var _ = Describe("Grace period across a kubelet restart", Serial, Label(suite.Di
 			// Half the grace period after TERM: the precondition, not a synchronisation.
 			Eventually(func() time.Duration { return time.Since(termAt) }).WithContext(ctx).WithPolling(100 * time.Millisecond).
 				WithTimeout(restartAfter + time.Second).Should(BeNumerically(">=", restartAfter))
-			r := restartKubelet(ctx, node.Name)
+			r := env.RestartKubelet(ctx, node.Name)
 			// The first follow ended with the old kubelet; this one reads the log from its start.
 			after := env.FollowMarkers(ctx, ns, pod.Name, "main")
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(restartSyncBound+stopBound(restartGrace)).Should(terminal(),
@@ -72,16 +68,16 @@ var _ = Describe("Grace period across a kubelet restart", Serial, Label(suite.Di
 			// The tolerance model is the suite's (killWindow): a grace measured from a trap's
 			// marker to the last heartbeat is the real one less up to a heartbeat and two
 			// marker latencies, plus at most runtimeSlack. The retry's grace starts after the
-			// old kubelet exited, so after r.called, and at the latest restartSyncBound after
+			// old kubelet exited, so after r.Called, and at the latest restartSyncBound after
 			// the new one answered.
 			min, max := killWindow(restartGrace)
-			Expect(r.returned.Sub(termAt)).To(BeNumerically("<", min), "precondition: the old kubelet was gone before its grace period could end:\n%s", log)
-			latest := r.answered.Add(restartSyncBound + max)
-			fromTerm, fromRestart := killedAt.Sub(termAt), killedAt.Sub(r.called)
+			Expect(r.Returned.Sub(termAt)).To(BeNumerically("<", min), "precondition: the old kubelet was gone before its grace period could end:\n%s", log)
+			latest := r.Answered.Add(restartSyncBound + max)
+			fromTerm, fromRestart := killedAt.Sub(termAt), killedAt.Sub(r.Called)
 			exp := timings("grace period across a kubelet restart")
 			suite.Record(exp, "first TERM → SIGKILL (ms)", fromTerm, min, latest.Sub(termAt))
-			suite.Record(exp, "kubelet restart → SIGKILL (ms): the full grace again", fromRestart, min, latest.Sub(r.called))
-			evidence := r.evidence(termAt, killedAt, log)
+			suite.Record(exp, "kubelet restart → SIGKILL (ms): the full grace again", fromRestart, min, latest.Sub(r.Called))
+			evidence := restartEvidence(r, termAt, killedAt, log)
 			AddReportEntry("TM-21 moments", evidence)
 
 			// What no reading of the pages allows; a broken cluster shows it here. A SIGKILL
@@ -109,34 +105,12 @@ var _ = Describe("Grace period across a kubelet restart", Serial, Label(suite.Di
 		})
 })
 
-// kubeletRestart is when a node's kubelet was restarted, on the runner's clock:
-// called, before `systemctl restart kubelet` (the old kubelet still runs); returned,
-// when it returned (the old one has exited, the new one has started); answered, when
-// the new one first answered its healthz.
-type kubeletRestart struct{ called, returned, answered time.Time }
-
-// restartKubelet restarts node's kubelet and waits until it answers again, through the
-// API server's node proxy. Its wait takes kubeletBackBound.
-func restartKubelet(ctx SpecContext, node string) kubeletRestart {
-	GinkgoHelper()
-	r := kubeletRestart{called: time.Now()}
-	_, err := env.NodeShell(ctx, node, "systemctl restart kubelet")
-	Expect(err).NotTo(HaveOccurred())
-	r.returned = time.Now()
-	Eventually(func(ctx SpecContext) error {
-		_, err := env.Client.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix("healthz").DoRaw(ctx)
-		return err
-	}).WithContext(ctx).WithTimeout(kubeletBackBound).WithPolling(100*time.Millisecond).Should(Succeed(), "the kubelet of %s answers again", node)
-	r.answered = time.Now()
-	return r
-}
-
-// evidence tells the restart's moments and the kill from the first TERM on, with the
+// restartEvidence tells the restart's moments and the kill from the first TERM on, with the
 // markers.
-func (r kubeletRestart) evidence(termAt, killedAt time.Time, log observe.Log) string {
+func restartEvidence(r suite.KubeletRestart, termAt, killedAt time.Time, log observe.Log) string {
 	ms := func(t time.Time) int64 { return t.Sub(termAt).Milliseconds() }
 	return fmt.Sprintf("first TERM at %s; `systemctl restart kubelet` called at +%d ms, returned at +%d ms, the kubelet answered at +%d ms; "+
 		"last heartbeat (SIGKILL) at +%d ms: %d ms after the restart was called, %d ms after the kubelet answered; TERM marked %d time(s):\n%s",
-		termAt.UTC().Format("15:04:05.000"), ms(r.called), ms(r.returned), ms(r.answered),
-		ms(killedAt), killedAt.Sub(r.called).Milliseconds(), killedAt.Sub(r.answered).Milliseconds(), log.Count(observe.SignalTo("main", "TERM")), log)
+		termAt.UTC().Format("15:04:05.000"), ms(r.Called), ms(r.Returned), ms(r.Answered),
+		ms(killedAt), killedAt.Sub(r.Called).Milliseconds(), killedAt.Sub(r.Answered).Milliseconds(), log.Count(observe.SignalTo("main", "TERM")), log)
 }

@@ -57,9 +57,7 @@ var _ = Describe("Terminated pods below terminated-pod-gc-threshold", Label("TM-
 			}).WithContext(ctx).WithTimeout(keptWindow).WithPolling(time.Second).Should(Succeed())
 			// A deletion after the last poll still shows in the watch.
 			for _, tl := range tls {
-				for _, e := range tl.Entries() {
-					Expect(e.Kind).NotTo(Equal("deleted"), "TM-18: pod %s left the API:\n%s", tl.Name, tl)
-				}
+				Expect(tl.Deleted()).To(BeFalse(), "TM-18: pod %s left the API:\n%s", tl.Name, tl)
 			}
 		})
 })

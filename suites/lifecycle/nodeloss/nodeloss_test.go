@@ -114,10 +114,11 @@ var _ = Describe("A node whose kubelet stops answering", Label("Slow", suite.Dis
 			Expect(env.Client.CoreV1().Pods(ns).Delete(ctx, terminating.Name, metav1.DeleteOptions{})).To(Succeed())
 			Consistently(terminating.Pod).WithContext(ctx).WithTimeout(podGCBound).Should(Not(BeNil()),
 				"TM-20: without out-of-service the pod stays Terminating while its kubelet is away")
-			setTaint(ctx, node, &corev1.Taint{Key: corev1.TaintNodeOutOfService, Value: "nodeshutdown", Effect: corev1.TaintEffectNoExecute})
+			outOfService := corev1.Taint{Key: corev1.TaintNodeOutOfService, Value: "nodeshutdown", Effect: corev1.TaintEffectNoExecute}
+			addTaint(ctx, node, outOfService)
 			Eventually(terminating.Pod).WithContext(ctx).WithTimeout(podGCBound).Should(BeNil(), "TM-20: PodGC deletes the terminating pod")
 			Expect(terminating.Phases()).To(ContainElement(corev1.PodFailed), "TM-20: PodGC marks it Failed before it deletes it:\n%s", terminating)
-			setTaint(ctx, node, &corev1.Taint{Key: corev1.TaintNodeOutOfService, Effect: corev1.TaintEffectNoExecute, Value: "-"})
+			removeTaint(ctx, node, outOfService)
 
 			By("KR-1: the kubelet comes back and finds the pod's container still running, not restarted")
 			startKubelet(ctx, node)
@@ -228,34 +229,42 @@ func startKubelet(ctx SpecContext, node string) {
 	}).WithContext(ctx).WithTimeout(nodeBackBound).WithPolling(time.Second).Should(Equal(corev1.ConditionTrue), "node %s Ready again", node)
 }
 
-// setTaint adds t to the node, or removes the taint of t's key and effect when t's
-// value is "-"; DeferCleanup removes an added one, however the spec ends.
-func setTaint(ctx SpecContext, node string, t *corev1.Taint) {
+// addTaint puts t on the node; DeferCleanup takes it off again, however the spec ends.
+func addTaint(ctx SpecContext, node string, t corev1.Taint) {
 	GinkgoHelper()
-	remove := t.Value == "-"
+	updateTaints(ctx, node, func(ts []corev1.Taint) []corev1.Taint { return append(withoutTaint(ts, t), t) })
+	DeferCleanup(func(ctx SpecContext) { removeTaint(ctx, node, t) })
+}
+
+// removeTaint takes the taint of t's key and effect off the node.
+func removeTaint(ctx SpecContext, node string, t corev1.Taint) {
+	GinkgoHelper()
+	updateTaints(ctx, node, func(ts []corev1.Taint) []corev1.Taint { return withoutTaint(ts, t) })
+}
+
+func withoutTaint(ts []corev1.Taint, t corev1.Taint) []corev1.Taint {
+	var out []corev1.Taint
+	for _, old := range ts {
+		if old.Key != t.Key || old.Effect != t.Effect {
+			out = append(out, old)
+		}
+	}
+	return out
+}
+
+// updateTaints changes the node's taints, retrying a conflict with the node lifecycle
+// controller's own update; 10 s covers a few retries.
+func updateTaints(ctx SpecContext, node string, change func([]corev1.Taint) []corev1.Taint) {
+	GinkgoHelper()
 	Eventually(func(ctx SpecContext) error {
 		n, err := env.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
-		var taints []corev1.Taint
-		for _, old := range n.Spec.Taints {
-			if old.Key != t.Key || old.Effect != t.Effect {
-				taints = append(taints, old)
-			}
-		}
-		if !remove {
-			taints = append(taints, *t)
-		}
-		n.Spec.Taints = taints
+		n.Spec.Taints = change(n.Spec.Taints)
 		_, err = env.Client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
-		return err // a conflict with the node lifecycle controller's own update is retried
+		return err
 	}).WithContext(ctx).WithTimeout(10 * time.Second).Should(Succeed())
-	if !remove {
-		DeferCleanup(func(ctx SpecContext) {
-			setTaint(ctx, node, &corev1.Taint{Key: t.Key, Effect: t.Effect, Value: "-"})
-		})
-	}
 }
 
 func readyOf(n *corev1.Node) corev1.ConditionStatus {

@@ -237,8 +237,12 @@ func (b *builder) rows(cat statements.Catalogue) {
 	for i := range b.doc.ColumnCounts {
 		b.doc.ColumnCounts[i] = map[Verdict]int{}
 	}
+	b.doc.InPart = map[Verdict]int{}
 	for _, r := range b.doc.Rows {
 		b.doc.Counts[r.Verdict]++
+		if r.InPart() {
+			b.doc.InPart[r.Verdict]++
+		}
 		for i, c := range r.Cells {
 			if c.Specs > 0 {
 				b.doc.ColumnCounts[i][c.Verdict]++
@@ -264,6 +268,7 @@ func (b *builder) row(st statements.Statement, catalogued bool) Row {
 		r.Verdict = heaviest(r.Verdict, cell.Verdict)
 		r.Specs = append(r.Specs, specs...)
 	}
+	r.Parts, r.Unmeasured = parts(r.Specs)
 	switch {
 	case len(r.Specs) > 0:
 	case st.NotCheckable != "":
@@ -275,6 +280,36 @@ func (b *builder) row(st statements.Statement, catalogued bool) Row {
 		r.Verdict, r.Reason = NotInRun, notInRunReason(b.doc.LeftOut)
 	}
 	return r
+}
+
+// parts counts a statement's specs once each (by suite and text, whatever the
+// column) and lists those that measured nothing in any column, with the heaviest of
+// their verdicts and its reason, in the order they were run.
+func parts(specs []SpecRef) (int, []PartRef) {
+	type key struct{ suite, text string }
+	var order []key
+	byKey := map[key]PartRef{}
+	measured := map[key]bool{}
+	for _, s := range specs {
+		k := key{s.Suite, s.Text}
+		old, seen := byKey[k]
+		if !seen {
+			order = append(order, k)
+		}
+		if s.Verdict >= Conforms {
+			measured[k] = true
+		}
+		if !seen || s.Verdict > old.Verdict {
+			byKey[k] = PartRef{Text: s.Text, Verdict: s.Verdict, Reason: firstLine(s.Reason)}
+		}
+	}
+	var out []PartRef
+	for _, k := range order {
+		if !measured[k] {
+			out = append(out, byKey[k])
+		}
+	}
+	return len(order), out
 }
 
 // citations are a statement's sources with the catalogue's page addresses and titles.

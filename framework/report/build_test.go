@@ -393,3 +393,52 @@ func TestDisruptiveSpecsLeftOutOnAClusterTheSuiteDidNotMake(t *testing.T) {
 		t.Errorf("on a kind cluster a filtered Disruptive spec is only filtered: %v", cellReasons(r))
 	}
 }
+
+// A statement whose specs did not all measure something says which did not, and
+// why; a spec counts once however many columns ran it, and measured in one column
+// it is measured. The counts say how many verdicts rest on some parts only.
+func TestStatementVerdictInPart(t *testing.T) {
+	spec := func(text string, state types.SpecState, message string, labels ...string) types.SpecReport {
+		s := types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: text, LeafNodeLabels: labels, State: state}
+		s.Failure.Message = message
+		return s
+	}
+	suiteOf := func(config string, specs ...types.SpecReport) types.Report {
+		setup := types.SpecReport{LeafNodeType: types.NodeTypeSynchronizedBeforeSuite, State: types.SpecStatePassed,
+			ReportEntries: []types.ReportEntry{savedEntry(t, FactsEntry, ClusterFacts{Config: config, ServerVersion: "v1.37.2"})}}
+		return types.Report{SuitePath: "/repo/suites/lifecycle", SpecReports: append(types.SpecReports{setup}, specs...)}
+	}
+	run := Run{Suites: []types.Report{
+		suiteOf(DefaultConfig,
+			spec("evicts through the API", types.SpecStatePassed, "", "PC-8"),
+			spec("evicts under node pressure", types.SpecStateSkipped, "needs the node-pressure worker", "PC-8"),
+			spec("collects an orphan", types.SpecStateSkipped, "", "PC-8", "Slow"),
+			spec("taints a node", types.SpecStateSkipped, "", "PC-8"),
+			spec("sets Initialized", types.SpecStatePassed, "", "PC-2")),
+		// The same text in another column: measured there, so measured.
+		suiteOf(BackoffProfilesConfig, spec("taints a node", types.SpecStatePassed, "", "PC-8")),
+	}}
+	cat := statements.Catalogue{Areas: []statements.Area{{Code: "PC", Statements: []statements.Statement{{ID: "PC-2"}, {ID: "PC-8"}}}}}
+	doc, err := Build(t.TempDir(), []Run{run}, cat, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rowOf(t, doc, "PC-8")
+	if r.Verdict != Conforms || !r.InPart() || r.Parts != 4 || len(r.Unmeasured) != 2 {
+		t.Fatalf("PC-8: %s, in part %v, %d parts, unmeasured %+v", r.Verdict, r.InPart(), r.Parts, r.Unmeasured)
+	}
+	if got, want := r.VerdictText(), "conforms, 2 of 4 parts not measured"; got != want {
+		t.Errorf("verdict text %q, want %q", got, want)
+	}
+	for _, want := range []string{"evicts under node pressure (skipped: needs the node-pressure worker)", "collects an orphan (not run: Slow)"} {
+		if !strings.Contains(r.PartNote(), want) {
+			t.Errorf("part note %q lacks %q", r.PartNote(), want)
+		}
+	}
+	if r := rowOf(t, doc, "PC-2"); r.InPart() || r.VerdictText() != "conforms" {
+		t.Errorf("PC-2, measured whole: %q", r.VerdictText())
+	}
+	if got := CountLine(doc.Counts, doc.InPart); !strings.Contains(got, "conforms 2 (1 in part)") {
+		t.Errorf("counts %q", got)
+	}
+}

@@ -20,6 +20,9 @@ type Document struct {
 	// Counts: statements by overall verdict; ColumnCounts[i] the same for Columns[i]
 	// (statements with no spec in that configuration are not counted there).
 	Counts       map[Verdict]int
+	// InPart counts, per verdict, the statements of Counts whose verdict rests on some
+	// of their parts only (Row.InPart).
+	InPart       map[Verdict]int
 	ColumnCounts []map[Verdict]int
 	// LeftOut: the project's suites the run did not cover ("suites/probes"); empty
 	// when it covered them all or was not told the project's suites.
@@ -74,6 +77,20 @@ type Row struct {
 	// Reason: for NotInRun the suites the run left out, for NotCheckable the
 	// catalogue's reason; empty otherwise.
 	Reason string
+	// Parts: the statement's specs, each counted once however many configurations
+	// and versions ran it; each checks a part of the statement. Unmeasured: those of
+	// them that measured nothing in any column (skipped, or not run), so that a
+	// statement that conforms in what was measured says what was not.
+	Parts      int
+	Unmeasured []PartRef
+}
+
+// PartRef is a spec of a statement that measured nothing: its text, its verdict
+// (Skipped or NotRun) and why.
+type PartRef struct {
+	Text    string
+	Verdict Verdict
+	Reason  string
 }
 
 // Citation is one source of a statement as the report shows it: the page's upstream

@@ -44,13 +44,13 @@ func mdVerdictCounts(w io.Writer, doc Document) {
 	}
 	mdHeader(w, header...)
 	for _, v := range Verdicts() {
-		row := []string{v.String(), fmt.Sprint(doc.Counts[v])}
+		row := []string{v.String(), doc.CountText(v)}
 		for i := range doc.Columns {
 			row = append(row, fmt.Sprint(doc.ColumnCounts[i][v]))
 		}
 		mdRow(w, row...)
 	}
-	fmt.Fprintf(w, "\n\"all\" is each statement's heaviest verdict over every configuration and version; a configuration's column counts the statements that have specs there.\n\n")
+	fmt.Fprintf(w, "\n\"all\" is each statement's heaviest verdict over every configuration and version; a configuration's column counts the statements that have specs there. \"In part\": the verdict rests on some of the statement's specs only, the others skipped or not run (the matrix names them).\n\n")
 	if len(doc.LeftOut) > 0 {
 		fmt.Fprintf(w, "This run left out %s: a statement with no spec in it is \"not in this run\", not \"no spec\".\n\n", strings.Join(doc.LeftOut, ", "))
 	}
@@ -84,6 +84,9 @@ func mdMatrix(w io.Writer, doc Document) {
 		specs := fmt.Sprint(len(r.Specs))
 		if r.Reason != "" {
 			specs += " (" + r.Reason + ")"
+		}
+		if note := r.PartNote(); note != "" && r.InPart() {
+			specs += "; " + shorten(note, 200)
 		}
 		row := []string{r.Statement.ID, r.Statement.Short(), specs}
 		for _, c := range r.Cells {

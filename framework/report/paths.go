@@ -51,7 +51,7 @@ func location(root string, l types.CodeLocation) string {
 }
 
 // Kind configs of the suites, for runs whose suites recorded no cluster facts: the
-// Makefile runs restart/profiles, termination/gated and lifecycle/nodeloss on the
+// Makefile runs restart/profiles, termination/gated, lifecycle/nodeloss and lifecycle/pressure on the
 // backoff-profiles cluster, every other suite on the default one.
 const (
 	DefaultConfig         = "kind-configs/default.yaml"
@@ -60,7 +60,7 @@ const (
 
 // derivedConfig is the kind config a suite in dir runs on.
 func derivedConfig(dir string) string {
-	for _, d := range []string{"suites/restart/profiles", "suites/termination/gated", "suites/lifecycle/nodeloss"} {
+	for _, d := range []string{"suites/restart/profiles", "suites/termination/gated", "suites/lifecycle/nodeloss", "suites/lifecycle/pressure"} {
 		if dir == d || strings.HasPrefix(dir, d+"/") {
 			return BackoffProfilesConfig
 		}

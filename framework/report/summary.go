@@ -26,9 +26,9 @@ func WriteSummary(w io.Writer, doc Document, htmlPath string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(ew, "\nstatements: %d — %s\n", len(doc.Rows), CountLine(doc.Counts))
+	fmt.Fprintf(ew, "\nstatements: %d — %s\n", len(doc.Rows), CountLine(doc.Counts, doc.InPart))
 	for i, c := range doc.Columns {
-		fmt.Fprintf(ew, "  %s: %s\n", c.Label(), CountLine(doc.ColumnCounts[i]))
+		fmt.Fprintf(ew, "  %s: %s\n", c.Label(), CountLine(doc.ColumnCounts[i], nil))
 	}
 	if len(doc.LeftOut) > 0 {
 		// Says why statements are "not in this run", once rather than per statement.

@@ -14,8 +14,8 @@ CACHE    := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/podlifecycle
 # own (kind-configs/backoff-profiles.yaml); termination/gated shares that cluster for
 # the termination statements that need cluster settings (ContainerStopSignals, a low
 # terminated-pod-gc-threshold); lifecycle/nodeloss (Slow only) loses two workers of it
-# that only it uses.
-SUITES   := cluster lifecycle restart probes termination declaredfeatures restart/profiles termination/gated lifecycle/nodeloss
+# that only it uses, and lifecycle/pressure drives a third into memory pressure.
+SUITES   := cluster lifecycle restart probes termination declaredfeatures restart/profiles termination/gated lifecycle/nodeloss lifecycle/pressure
 ALL_SUITES := $(SUITES)
 
 FOCUS ?=

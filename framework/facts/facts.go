@@ -42,7 +42,10 @@ type KubeletConfig struct {
 		MaxContainerRestartPeriod string `json:"maxContainerRestartPeriod,omitempty"`
 	} `json:"crashLoopBackOff"`
 	FeatureGates map[string]bool `json:"featureGates,omitempty"`
-	Raw          json.RawMessage `json:"-"`
+	// EvictionHard is the kubelet's hard eviction thresholds by signal
+	// ("memory.available": "97%").
+	EvictionHard map[string]string `json:"evictionHard,omitempty"`
+	Raw          json.RawMessage   `json:"-"`
 }
 
 // ParseConfigz decodes the kubelet's /configz answer ({"kubeletconfig": {...}}).

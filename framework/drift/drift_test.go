@@ -22,3 +22,21 @@ func TestDisagreementIsDrift(t *testing.T) {
 		t.Errorf("Observe = %+v, %t", f, ok)
 	}
 }
+
+// The measurement decides which claim the cluster confirms: the one whose value it
+// matches, none when it matches neither.
+func TestDecide(t *testing.T) {
+	q := Question[int]{Topic: "backoff reset", Claims: map[string]int{"after-ten-minutes": 10, "after-a-good-restart": 0}, Measured: 10}
+	if a := Decide(q); len(a.Confirmed) != 1 || a.Confirmed[0] != "after-ten-minutes" || a.Measured != "10" || a.Claims["after-a-good-restart"] != "0" {
+		t.Errorf("Decide = %+v", a)
+	}
+	q.Measured = 5
+	if a := Decide(q); len(a.Confirmed) != 0 {
+		t.Errorf("a measurement that matches no claim confirmed %v", a.Confirmed)
+	}
+	within := func(claimed, measured int) bool { return measured >= claimed-1 && measured <= claimed+1 }
+	q.Same, q.Measured = within, 11
+	if a := Decide(q); len(a.Confirmed) != 1 || a.Confirmed[0] != "after-ten-minutes" {
+		t.Errorf("Same is not used: %+v", a)
+	}
+}

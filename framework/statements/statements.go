@@ -80,11 +80,63 @@ type Drift struct {
 	Sources    []Source `json:"sources,omitempty"`
 }
 
+// Disagreement is a claim on which the pages say different things: each claim with
+// its sources, keyed so that the spec that measures it can say which one the cluster
+// confirms (framework/drift.Question), and the statements whose specs measure it.
+type Disagreement struct {
+	Topic      string   `json:"topic"`
+	Statements []string `json:"statements"`
+	Claims     []Claim  `json:"claims"`
+	// Note: what the comparison rests on, where the claims are not both the pages'
+	// own words (a feature gate's stage, say).
+	Note string `json:"note,omitempty"`
+}
+
+// Claim is what one page (or several) says on a disagreement's topic.
+type Claim struct {
+	Key     string   `json:"key"` // lower-case words with dashes: "after-ten-minutes"
+	Text    string   `json:"text"`
+	Sources []Source `json:"sources"`
+}
+
 // Catalogue is the whole file.
 type Catalogue struct {
-	Pages      []Page  `json:"pages"`
-	Areas      []Area  `json:"areas"`
-	KnownDrift []Drift `json:"knownDrift,omitempty"`
+	Pages         []Page         `json:"pages"`
+	Areas         []Area         `json:"areas"`
+	KnownDrift    []Drift        `json:"knownDrift,omitempty"`
+	Disagreements []Disagreement `json:"disagreements,omitempty"`
+}
+
+// CheckAnswerKeys says whether topic is a disagreement of the catalogue and keys its
+// claims' keys, every one of them: what a spec's answer must name.
+func (c Catalogue) CheckAnswerKeys(topic string, keys []string) error {
+	for _, d := range c.Disagreements {
+		if d.Topic != topic {
+			continue
+		}
+		var want []string
+		for _, cl := range d.Claims {
+			want = append(want, cl.Key)
+		}
+		got := slices.Clone(keys)
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			return fmt.Errorf("an answer on %q names the claims %v; the catalogue's are %v", topic, got, want)
+		}
+		return nil
+	}
+	return fmt.Errorf("an answer on %q, which is not a disagreement of framework/statements/catalogue.yaml", topic)
+}
+
+// Disagreement is the catalogue's disagreement on topic.
+func (c Catalogue) Disagreement(topic string) (Disagreement, bool) {
+	for _, d := range c.Disagreements {
+		if d.Topic == topic {
+			return d, true
+		}
+	}
+	return Disagreement{}, false
 }
 
 // Load is the project's catalogue, the one embedded from catalogue.yaml.
@@ -157,8 +209,41 @@ func Parse(data []byte) (Catalogue, error) {
 			return Catalogue{}, err
 		}
 	}
+	topics := map[string]bool{}
+	for _, d := range c.Disagreements {
+		what := "disagreement " + d.Topic
+		switch {
+		case d.Topic == "" || topics[d.Topic]:
+			return Catalogue{}, fmt.Errorf("%s: a topic is required, once", what)
+		case len(d.Claims) < 2:
+			return Catalogue{}, fmt.Errorf("%s: a disagreement has two claims or more", what)
+		case len(d.Statements) == 0:
+			return Catalogue{}, fmt.Errorf("%s: name the statements whose specs measure it", what)
+		}
+		topics[d.Topic] = true
+		for _, id := range d.Statements {
+			if !seen[id] {
+				return Catalogue{}, fmt.Errorf("%s names statement %s, which the catalogue does not list", what, id)
+			}
+		}
+		keys := map[string]bool{}
+		for _, cl := range d.Claims {
+			switch {
+			case !keyPattern.MatchString(cl.Key) || keys[cl.Key]:
+				return Catalogue{}, fmt.Errorf("%s: claim key %q: lower-case words with dashes, each once", what, cl.Key)
+			case strings.TrimSpace(cl.Text) == "":
+				return Catalogue{}, fmt.Errorf("%s: claim %s has no text", what, cl.Key)
+			}
+			keys[cl.Key] = true
+			if err := checkSources(what+", claim "+cl.Key, cl.Sources); err != nil {
+				return Catalogue{}, err
+			}
+		}
+	}
 	return c, nil
 }
+
+var keyPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 var idPattern = regexp.MustCompile(`^[A-Z]{2,4}-[0-9]+$`)
 

@@ -53,6 +53,13 @@ func TestEveryQuoteStandsInItsPageUnderItsSection(t *testing.T) {
 			check("known drift "+d.Topic, s)
 		}
 	}
+	for _, d := range cat.Disagreements {
+		for _, cl := range d.Claims {
+			for _, s := range cl.Sources {
+				check("disagreement "+d.Topic+", claim "+cl.Key, s)
+			}
+		}
+	}
 }
 
 func TestTheCatalogueHasItsPagesAndStatements(t *testing.T) {
@@ -80,14 +87,17 @@ func TestParseRejects(t *testing.T) {
 	page := "pages: [{seed: p.txt, title: P, language: en, url: https://kubernetes.io/p/}]\n"
 	src := "sources: [{seed: p.txt, section: S, anchor: a, quote: q}]"
 	for name, doc := range map[string]string{
-		"an ID listed twice":     page + "areas: [{code: PL, title: T, statements: [{id: PL-1, text: a, " + src + "}, {id: PL-1, text: b, " + src + "}]}]",
-		"an ID of another area":  page + "areas: [{code: PL, title: T, statements: [{id: RS-1, text: a, " + src + "}]}]",
-		"a malformed ID":         page + "areas: [{code: PL, title: T, statements: [{id: PL1, text: a, " + src + "}]}]",
-		"a statement no source":  page + "areas: [{code: PL, title: T, statements: [{id: PL-1, text: a}]}]",
-		"a source on no page":    page + "areas: [{code: PL, title: T, statements: [{id: PL-1, text: a, sources: [{seed: x.txt, section: S, quote: q}]}]}]",
-		"an unknown field":       page + "areas: [{code: PL, title: T, statements: [{id: PL-1, txt: a, " + src + "}]}]",
-		"drift on no statement":  page + "areas: [{code: PL, title: T, statements: [{id: PL-1, text: a, " + src + "}]}]\nknownDrift: [{topic: t, statements: [PL-9], text: x}]",
-		"an anchor with its '#'": page + "areas: [{code: PL, title: T, statements: [{id: PL-1, text: a, sources: [{seed: p.txt, section: S, anchor: '#a', quote: q}]}]}]",
+		"an ID listed twice":             page + "areas: [{code: PL, title: T, statements: [{id: PL-1, text: a, " + src + "}, {id: PL-1, text: b, " + src + "}]}]",
+		"an ID of another area":          page + "areas: [{code: PL, title: T, statements: [{id: RS-1, text: a, " + src + "}]}]",
+		"a malformed ID":                 page + "areas: [{code: PL, title: T, statements: [{id: PL1, text: a, " + src + "}]}]",
+		"a statement no source":          page + "areas: [{code: PL, title: T, statements: [{id: PL-1, text: a}]}]",
+		"a source on no page":            page + "areas: [{code: PL, title: T, statements: [{id: PL-1, text: a, sources: [{seed: x.txt, section: S, quote: q}]}]}]",
+		"an unknown field":               page + "areas: [{code: PL, title: T, statements: [{id: PL-1, txt: a, " + src + "}]}]",
+		"drift on no statement":          page + "areas: [{code: PL, title: T, statements: [{id: PL-1, text: a, " + src + "}]}]\nknownDrift: [{topic: t, statements: [PL-9], text: x}]",
+		"a disagreement of one claim":    page + "areas: [{code: PL, title: T, statements: [{id: PL-1, text: a, " + src + "}]}]\ndisagreements: [{topic: t, statements: [PL-1], claims: [{key: a, text: x, " + src + "}]}]",
+		"a claim key in capitals":        page + "areas: [{code: PL, title: T, statements: [{id: PL-1, text: a, " + src + "}]}]\ndisagreements: [{topic: t, statements: [PL-1], claims: [{key: A, text: x, " + src + "}, {key: b, text: y, " + src + "}]}]",
+		"a disagreement on no statement": page + "areas: [{code: PL, title: T, statements: [{id: PL-1, text: a, " + src + "}]}]\ndisagreements: [{topic: t, statements: [PL-9], claims: [{key: a, text: x, " + src + "}, {key: b, text: y, " + src + "}]}]",
+		"an anchor with its '#'":         page + "areas: [{code: PL, title: T, statements: [{id: PL-1, text: a, sources: [{seed: p.txt, section: S, anchor: '#a', quote: q}]}]}]",
 	} {
 		if _, err := Parse([]byte(doc)); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -102,5 +112,19 @@ func TestShortCutsAtAWord(t *testing.T) {
 	}
 	if got := (Statement{Text: "short\nand folded"}).Short(); got != "short and folded" {
 		t.Errorf("Short() = %q, want the text on one line", got)
+	}
+}
+
+// A spec's answer names a disagreement of the catalogue and all of its claims' keys.
+func TestCheckAnswerKeys(t *testing.T) {
+	cat := Catalogue{Disagreements: []Disagreement{{Topic: "backoff reset", Claims: []Claim{{Key: "after-ten-minutes"}, {Key: "after-a-good-restart"}}}}}
+	if err := cat.CheckAnswerKeys("backoff reset", []string{"after-a-good-restart", "after-ten-minutes"}); err != nil {
+		t.Error(err)
+	}
+	if err := cat.CheckAnswerKeys("backoff reset", []string{"after-ten-minutes"}); err == nil {
+		t.Error("an answer that leaves out a claim was accepted")
+	}
+	if err := cat.CheckAnswerKeys("no such topic", nil); err == nil {
+		t.Error("an answer on an unknown topic was accepted")
 	}
 }

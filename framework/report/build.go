@@ -17,7 +17,7 @@ import (
 // suites/ ("restart/profiles"): a statement with no spec in runs that left some of them
 // out is "not in this run"; with suites nil the runs are taken to be the whole project.
 func Build(artifacts string, runs []Run, cat statements.Catalogue, suites []string) (Document, error) {
-	b := builder{doc: Document{Artifacts: artifacts, KnownDrift: knownDrift(cat), LeftOut: leftOut(suites, runs)},
+	b := builder{doc: Document{Artifacts: artifacts, KnownDrift: knownDrift(cat), Disagreements: disagreements(cat), LeftOut: leftOut(suites, runs)},
 		artifacts: artifacts, columns: map[Column]int{}, facts: map[Column]int{}, byID: map[string]map[Column][]SpecRef{}}
 	for _, run := range runs {
 		b.addRun(run)
@@ -118,6 +118,9 @@ func (b *builder) addSuite(run Run, version string, suite types.Report) {
 		}
 		for _, n := range notes {
 			b.doc.DriftNotes = append(b.doc.DriftNotes, NoteRef{DriftNote: n, Spec: ref})
+		}
+		for _, a := range answersOf(s) {
+			b.addAnswer(a, ref)
 		}
 		for _, d := range delaysOf(s) {
 			b.doc.Delays = append(b.doc.Delays, DelaysRef{NamedDelays: d, Spec: ref})
@@ -320,6 +323,44 @@ func citations(cat statements.Catalogue, sources []statements.Source) []Citation
 		out = append(out, Citation{URL: cat.URL(s), Page: p.Title, Language: p.Language, Seed: s.Seed, Section: s.Section, Quote: s.Quote})
 	}
 	return out
+}
+
+func disagreements(cat statements.Catalogue) []DisagreementView {
+	var out []DisagreementView
+	for _, d := range cat.Disagreements {
+		v := DisagreementView{Topic: d.Topic, Statements: d.Statements, Note: d.Note}
+		for _, c := range d.Claims {
+			v.Claims = append(v.Claims, ClaimView{Key: c.Key, Text: c.Text, Citations: citations(cat, c.Sources)})
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// addAnswer puts a spec's answer under its disagreement; an answer on a topic the
+// catalogue lacks (suite.Answer refuses those) gets a view of its own, claims as
+// answered, so that it is not lost.
+func (b *builder) addAnswer(a drift.Answer, spec SpecRef) {
+	i := slices.IndexFunc(b.doc.Disagreements, func(d DisagreementView) bool { return d.Topic == a.Topic })
+	if i < 0 {
+		v := DisagreementView{Topic: a.Topic, Note: "(not in the catalogue)"}
+		for key, text := range a.Claims {
+			v.Claims = append(v.Claims, ClaimView{Key: key, Text: text})
+		}
+		slices.SortFunc(v.Claims, func(x, y ClaimView) int { return strings.Compare(x.Key, y.Key) })
+		b.doc.Disagreements = append(b.doc.Disagreements, v)
+		i = len(b.doc.Disagreements) - 1
+	}
+	d := &b.doc.Disagreements[i]
+	d.Answers = append(d.Answers, AnswerRef{Answer: a, Spec: spec})
+	if spec.Verdict == Fails {
+		return // a failed spec's measurement is shown, but confirms nothing
+	}
+	for ci := range d.Claims {
+		if slices.Contains(a.Confirmed, d.Claims[ci].Key) {
+			d.Claims[ci].Confirmed = true
+		}
+	}
 }
 
 func knownDrift(cat statements.Catalogue) []KnownDriftRef {

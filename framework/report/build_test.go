@@ -442,3 +442,51 @@ func TestStatementVerdictInPart(t *testing.T) {
 		t.Errorf("counts %q", got)
 	}
 }
+
+// The report shows which claim of a disagreement the cluster confirmed, from the
+// answers the specs recorded; a failed spec's answer confirms nothing, and a topic
+// no spec answered is "not measured in this run".
+func TestDisagreementsShowTheClusterAnswer(t *testing.T) {
+	answer := func(measured string, confirmed ...string) types.ReportEntry {
+		return savedEntry(t, drift.AnswerPrefix+"backoff reset", drift.Answer{Topic: "backoff reset", Confirmed: confirmed,
+			Claims: map[string]string{"after-ten-minutes": "true", "after-a-good-restart": "false"}, Measured: measured})
+	}
+	spec := func(text string, state types.SpecState, entries ...types.ReportEntry) types.SpecReport {
+		return types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: text, LeafNodeLabels: []string{"RS-7"}, State: state, ReportEntries: entries}
+	}
+	src := []statements.Source{{Seed: "p.txt", Section: "S", Quote: "q"}}
+	cat := statements.Catalogue{Pages: []statements.Page{{Seed: "p.txt", URL: "https://kubernetes.io/p/"}},
+		Areas: []statements.Area{{Code: "RS", Statements: []statements.Statement{{ID: "RS-7"}}}},
+		Disagreements: []statements.Disagreement{
+			{Topic: "backoff reset", Statements: []string{"RS-7"}, Claims: []statements.Claim{{Key: "after-ten-minutes", Sources: src}, {Key: "after-a-good-restart", Sources: src}}},
+			{Topic: "pod GC", Statements: []string{"RS-7"}, Claims: []statements.Claim{{Key: "a-count"}, {Key: "a-time"}}},
+		}}
+	build := func(specs ...types.SpecReport) Document {
+		doc, err := Build(t.TempDir(), []Run{{Suites: []types.Report{{SuitePath: "/repo/suites/restart", SpecReports: specs}}}}, cat, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	doc := build(spec("resets after 10 minutes", types.SpecStatePassed, answer("true", "after-ten-minutes")))
+	if got := doc.Disagreements[0].Outcome(); got != "the cluster confirms after-ten-minutes" {
+		t.Errorf("outcome %q", got)
+	}
+	if got := doc.Disagreements[1].Outcome(); got != "not measured in this run" {
+		t.Errorf("unanswered: %q", got)
+	}
+	if c := doc.Disagreements[0].Claims[0]; !c.Confirmed || len(c.Citations) != 1 {
+		t.Errorf("claim %+v", c)
+	}
+	doc = build(spec("resets after 10 minutes", types.SpecStateFailed, answer("true", "after-ten-minutes")))
+	if got := doc.Disagreements[0].Outcome(); got != "the cluster confirms none of the claims" || len(doc.Disagreements[0].Answers) != 1 {
+		t.Errorf("a failed spec's answer: %q", got)
+	}
+	var md strings.Builder
+	if err := WriteMarkdown(&md, doc); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "## Where the pages disagree") || !strings.Contains(md.String(), "### pod GC (RS-7): not measured in this run") {
+		t.Errorf("markdown lacks the section:\n%s", md.String())
+	}
+}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
@@ -19,7 +20,7 @@ type Document struct {
 	Rows []Row
 	// Counts: statements by overall verdict; ColumnCounts[i] the same for Columns[i]
 	// (statements with no spec in that configuration are not counted there).
-	Counts       map[Verdict]int
+	Counts map[Verdict]int
 	// InPart counts, per verdict, the statements of Counts whose verdict rests on some
 	// of their parts only (Row.InPart).
 	InPart       map[Verdict]int
@@ -28,14 +29,17 @@ type Document struct {
 	// when it covered them all or was not told the project's suites.
 	LeftOut []string
 
-	Suites      []SuiteResult
-	Findings    []FindingRef
-	DriftNotes  []NoteRef
-	KnownDrift  []KnownDriftRef
-	Facts       []FactsView
-	Delays      []DelaysRef
-	Experiments []ExperimentRef
-	Failures    []FailureRef
+	Suites     []SuiteResult
+	Findings   []FindingRef
+	DriftNotes []NoteRef
+	KnownDrift []KnownDriftRef
+	// Disagreements: the catalogue's claims on which the pages disagree, with what
+	// the run's specs measured of each.
+	Disagreements []DisagreementView
+	Facts         []FactsView
+	Delays        []DelaysRef
+	Experiments   []ExperimentRef
+	Failures      []FailureRef
 	// WallTime: from the first suite's start to the last one's end, summed over the
 	// Kubernetes versions of the run.
 	WallTime time.Duration
@@ -218,4 +222,48 @@ type TimelineRow struct {
 type Chart struct {
 	File string // relative to the report's directory
 	SVG  []byte
+}
+
+// DisagreementView is a claim on which the pages disagree, as the report shows it: its
+// claims with their citations, and every answer a spec of the run gave.
+type DisagreementView struct {
+	Topic      string
+	Statements []string
+	Note       string
+	Claims     []ClaimView
+	Answers    []AnswerRef
+}
+
+// ClaimView is one page's claim and whether some answer of the run confirmed it.
+type ClaimView struct {
+	Key       string
+	Text      string
+	Citations []Citation
+	Confirmed bool
+}
+
+// AnswerRef is a spec's answer to a disagreement, with the spec (its verdict says
+// whether the measurement can be trusted: a failed spec's answer is shown, marked).
+type AnswerRef struct {
+	Answer drift.Answer
+	Spec   SpecRef
+}
+
+// Outcome says what the run found: which claims the cluster confirmed, "neither"
+// when it measured but confirmed none, "not measured in this run" when no spec
+// answered (a Slow spec in a run without Slow, say).
+func (d DisagreementView) Outcome() string {
+	if len(d.Answers) == 0 {
+		return "not measured in this run"
+	}
+	var keys []string
+	for _, c := range d.Claims {
+		if c.Confirmed {
+			keys = append(keys, c.Key)
+		}
+	}
+	if len(keys) == 0 {
+		return "the cluster confirms none of the claims"
+	}
+	return "the cluster confirms " + strings.Join(keys, " and ")
 }

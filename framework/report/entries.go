@@ -84,6 +84,21 @@ func driftOf(s types.SpecReport) (findings []drift.Finding, notes []DriftNote) {
 	return findings, notes
 }
 
+// answersOf is a spec's answers to the catalogue's disagreements.
+func answersOf(s types.SpecReport) []drift.Answer {
+	var out []drift.Answer
+	for _, e := range s.ReportEntries {
+		if !strings.HasPrefix(e.Name, drift.AnswerPrefix) {
+			continue
+		}
+		var a drift.Answer
+		if isObject(e) && decodeEntry(e, &a) && a.Topic != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // NamedDelays is one crash loop's delay table, named after what it measured (the node
 // and its kubelet's backoff settings).
 type NamedDelays struct {

@@ -16,6 +16,7 @@ func WriteMarkdown(w io.Writer, doc Document) error {
 	mdSuites(ew, doc)
 	mdMatrix(ew, doc)
 	mdDrift(ew, doc)
+	mdDisagreements(ew, doc)
 	mdFacts(ew, doc)
 	mdTimings(ew, doc)
 	mdFailures(ew, doc)

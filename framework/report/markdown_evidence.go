@@ -50,6 +50,38 @@ func mdDrift(w io.Writer, doc Document) {
 	}
 }
 
+func mdDisagreements(w io.Writer, doc Document) {
+	if len(doc.Disagreements) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "## Where the pages disagree\n\n")
+	fmt.Fprintf(w, "Which claim the cluster confirmed is decided by a spec's measurement (the claim whose value it matched); a failed spec's answer confirms nothing.\n\n")
+	for _, d := range doc.Disagreements {
+		fmt.Fprintf(w, "### %s (%s): %s\n\n", d.Topic, strings.Join(d.Statements, ", "), d.Outcome())
+		if d.Note != "" {
+			fmt.Fprintf(w, "%s\n\n", d.Note)
+		}
+		for _, c := range d.Claims {
+			mark := ""
+			if c.Confirmed {
+				mark = " **(confirmed)**"
+			}
+			fmt.Fprintf(w, "- %s: %s%s\n", code(c.Key), c.Text, mark)
+			for _, ct := range c.Citations {
+				fmt.Fprintf(w, "  - %s\n", mdCitation(ct))
+			}
+		}
+		for _, a := range d.Answers {
+			confirmed := "none"
+			if len(a.Answer.Confirmed) > 0 {
+				confirmed = strings.Join(a.Answer.Confirmed, ", ")
+			}
+			fmt.Fprintf(w, "- measured (%s, %s, %s): %s → %s\n", a.Spec.Text, a.Spec.Column.Label(), a.Spec.Verdict, shorten(a.Answer.Measured, 200), confirmed)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
 func mdFacts(w io.Writer, doc Document) {
 	fmt.Fprintf(w, "## Cluster facts\n\n")
 	for _, v := range doc.Facts {

@@ -42,6 +42,15 @@ func WriteSummary(w io.Writer, doc Document, htmlPath string) error {
 		fmt.Fprintf(ew, " (and %d free-text drift notes, not counted)", len(doc.DriftNotes))
 	}
 	fmt.Fprintln(ew)
+	if len(doc.Disagreements) > 0 {
+		answered := 0
+		for _, d := range doc.Disagreements {
+			if len(d.Answers) > 0 {
+				answered++
+			}
+		}
+		fmt.Fprintf(ew, "where the pages disagree: %d topics, %d measured in this run\n", len(doc.Disagreements), answered)
+	}
 	if len(doc.Failures) > 0 {
 		fmt.Fprintf(ew, "failed:\n")
 		for i, f := range doc.Failures {

@@ -1,0 +1,51 @@
+package restart
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/podlifecycle/conformance/framework/backoff"
+	"github.com/podlifecycle/conformance/framework/crashloop"
+	"github.com/podlifecycle/conformance/framework/drift"
+	"github.com/podlifecycle/conformance/framework/observe"
+	"github.com/podlifecycle/conformance/framework/suite"
+)
+
+var _ = Describe("Crash-loop backoff across a good run", func() {
+	// The old Chinese article resets the backoff after a successful restart; the
+	// current pages only after some 10 minutes of trouble-free running (RS-7). The
+	// crasher's third run lasts 30 s and every other exits at once: the delay after it
+	// is the first one's (at once) if a good restart resets the backoff, and the third
+	// doubling's (20 s by default) if only 10 minutes do. The kubelet forgets a
+	// backoff only when its last restart is more than twice the maximum delay (600 s)
+	// old (kubelet.go, crashLoopBackOff.HasExpiredFunc).
+	const goodRun = 30 * time.Second
+	It("goes on doubling after a restart that ran well for 30 s: the reset waits for 10 minutes", Label("RS-6"),
+		suite.Timeout(crashLoopBound(longestDelays.Expected(3), goodRun)), func(ctx SpecContext) {
+			node := env.NodeFor("defaults", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": false})
+			expected := backoff.SettingsOf(node).Expected(3)
+			ns := env.Namespace(ctx)
+			pod := crashloop.CrashLooperRunning(node,
+				"n=$(cat "+observe.MarkerDir+"/runs 2>/dev/null || echo 0); n=$((n+1)); echo $n > "+observe.MarkerDir+"/runs; "+
+					"mark start; if [ $n -eq 3 ]; then sleep "+fmt.Sprint(int(goodRun.Seconds()))+"; fi; mark exit; exit 1")
+			tl := env.Run(ctx, ns, pod)
+			measured := crashloop.MeasureLoop(ctx, env, tl, len(expected), backoff.Budget(expected)+goodRun)
+
+			// Answered before anything is asserted: either page may be the one confirmed.
+			suite.Answer(drift.Question[time.Duration]{
+				Topic: "backoff reset",
+				Claims: map[string]time.Duration{
+					"after-a-successful-restart": expected[0],
+					"after-ten-minutes":          expected[2],
+				},
+				Measured: measured[2],
+				Same:     func(claimed, measured time.Duration) bool { return backoff.Within(measured, claimed) },
+				Evidence: fmt.Sprintf("delays after each exit %v (the third after a %s run); the documented ones %v\n%s", measured, goodRun, expected, tl),
+			})
+			// RS-6: repeated crashes get the doubled delays; a 30 s run between them is not
+			// the trouble-free period that resets the backoff.
+			crashloop.CheckDelays(tl, crashloop.NodeAndSettings(node)+", around a 30 s run", expected, measured)
+		})
+})

@@ -23,9 +23,9 @@ var _ = Describe("Crash-loop backoff across a good run", func() {
 	// old (kubelet.go, crashLoopBackOff.HasExpiredFunc).
 	const goodRun = 30 * time.Second
 	It("goes on doubling after a restart that ran well for 30 s: the reset waits for 10 minutes", Label("RS-6"),
-		suite.Timeout(crashLoopBound(longestDelays.Expected(3), goodRun)), func(ctx SpecContext) {
-			node := env.NodeFor("defaults", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": false})
-			expected := backoff.SettingsOf(node).Expected(3)
+		suite.Timeout(crashLoopBound(defaultDelays(3), goodRun)), func(ctx SpecContext) {
+			node := defaultBackoffNode()
+			expected := defaultDelays(3)
 			ns := env.Namespace(ctx)
 			pod := crashloop.CrashLooperRunning(node,
 				"n=$(cat "+observe.MarkerDir+"/runs 2>/dev/null || echo 0); n=$((n+1)); echo $n > "+observe.MarkerDir+"/runs; "+

@@ -53,7 +53,7 @@ var _ = Describe("PodGC", Label("TM-14"), func() {
 		create("new", threshold)
 
 		// Until PodGC runs, old+threshold pods are terminated; then the old ones go. The
-		// wait ends when some are gone or at the bound, whichever comes first, and fails
+		// wait ends when the new ones have terminated and some pod is gone, or at the bound, whichever comes first, and fails
 		// nothing: the old article's time limit would leave them all for now.
 		terminated := names("old", old)
 		_ = wait.PollUntilContextTimeout(ctx, time.Second, suite.PodStartBound+podGCBound, true, func(ctx context.Context) (bool, error) {
@@ -62,7 +62,9 @@ var _ = Describe("PodGC", Label("TM-14"), func() {
 				return false, nil
 			}
 			terminated = got
-			return len(got) < old+threshold, nil
+			// Done once every new pod has terminated and some terminated pod is gone.
+			allNew := !slices.ContainsFunc(names("new", threshold), func(n string) bool { return !slices.Contains(got, n) })
+			return allNew && len(got) < old+threshold, nil
 		})
 		suite.Answer(drift.Question[bool]{
 			Topic:    "what triggers pod garbage collection",

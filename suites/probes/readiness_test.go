@@ -104,6 +104,26 @@ var _ = Describe("Readiness probe", func() {
 			Eventually(ep.Current).WithContext(ctx).WithTimeout(podStartBound).Should(Equal(readyEndpoint), "%s", ep)
 
 			Expect(env.Client.CoreV1().Pods(ns).Delete(ctx, pod.Name, metav1.DeleteOptions{})).To(Succeed())
+			// The pod's own Ready condition is read from statuses the kubelet wrote after the
+			// deletion. The first watch event after the DELETE is the API server's own write:
+			// it sets deletionTimestamp, bumps metadata.generation (graceful deletion,
+			// k8s.io/apiserver registry/rest BeforeDelete) and still carries the status the
+			// kubelet wrote before, Ready=True, which says nothing about termination. The
+			// kubelet, once it sees the deletion, writes a status of its own (its status
+			// manager forces the update while deletionTimestamp is set) whose
+			// status.observedGeneration is the bumped generation (PodObservedGenerationTracking,
+			// GA since 1.35): only such a status tells what the kubelet made of the deletion.
+			// It comes when the kubelet starts terminating the pod, before the preStop hook:
+			// the kubelet's watch, its sync and the status write, which endpointBound bounds.
+			// A kubelet that never wrote the pod's status during termination fails here.
+			writtenAfterDeletion := func(p *corev1.Pod) bool {
+				return p != nil && p.DeletionTimestamp != nil && p.Status.ObservedGeneration == p.Generation
+			}
+			var afterDelete *corev1.Pod
+			Eventually(func() *corev1.Pod { afterDelete = tl.Pod(); return afterDelete }).WithContext(ctx).WithTimeout(endpointBound).
+				Should(Satisfy(writtenAfterDeletion), "PR-9: the kubelet wrote the pod's status after the deletion:\n%s", tl)
+			Expect(afterDelete).To(HaveContainerState("server", "Running", ""), "PR-9: the kubelet's status after the deletion, while the container still ran its preStop")
+
 			// "Unready" as the Service sees it: the endpoint stays listed, not ready,
 			// terminating, while the container still runs its 4 s preStop.
 			terminatingEndpoint := HaveField("Terminating", BeTrue())
@@ -111,17 +131,24 @@ var _ = Describe("Readiness probe", func() {
 				"PR-9: a pod being deleted is unready, with or without a readiness probe:\n%s", ep)
 			Expect(tl.Pod()).To(HaveContainerState("server", "Running", ""), "the container still ran (its preStop) when the endpoint turned unready")
 
-			// The pod's own Ready condition: the old article says the pod turns unready;
-			// the v1.37 kubelet keeps probing readiness during termination (pkg/kubelet/
-			// prober: only liveness and startup stop), so Ready may stay True until the
-			// container stops. Recorded when seen, as evidence for the report.
-			readyWhileTerminating, _ := tl.FirstPod(func(p *corev1.Pod) bool {
-				return p.DeletionTimestamp != nil && containerReady("server")(p)
-			})
-			evidence := "the pod's container was never seen ready after the delete"
+			// The pod's Ready in every status the kubelet wrote after the deletion while the
+			// container ran (the watch's record, and the one polled above, which the record
+			// may lack: it keeps a status only when its summary changes). The old article
+			// says the pod turns unready; the v1.37 kubelet keeps probing readiness during
+			// termination (pkg/kubelet/prober: only liveness and startup stop), so Ready may
+			// stay True until the container stops. Recorded, as evidence for the report.
+			var readyWhileTerminating *corev1.Pod
+			readyAndRunning := And(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""), HaveContainerState("server", "Running", ""))
+			for _, p := range append(tl.Pods(), afterDelete) {
+				if ok, _ := readyAndRunning.Match(p); ok && writtenAfterDeletion(p) {
+					readyWhileTerminating = p
+					break
+				}
+			}
+			evidence := fmt.Sprintf("no status the kubelet wrote after the delete showed the pod Ready while the container ran; the one polled: %s", observe.SummarizePod(afterDelete))
 			if readyWhileTerminating != nil {
-				evidence = fmt.Sprintf("its EndpointSlice endpoint turned ready=false, terminating=true, but the container stayed ready while the pod terminated (readiness probe: %t): %s\nendpoint states:\n%s",
-					withProbe, observe.SummarizePod(readyWhileTerminating), ep)
+				evidence = fmt.Sprintf("its EndpointSlice endpoint turned ready=false, terminating=true, but the kubelet, writing the status after the delete (observedGeneration %d = generation), kept the pod Ready while it terminated (readiness probe: %t): %s\nendpoint states:\n%s",
+					readyWhileTerminating.Status.ObservedGeneration, withProbe, observe.SummarizePod(readyWhileTerminating), ep)
 			}
 			suite.Drift(drift.Observation[bool]{
 				Statement:  "PR-9",
@@ -133,7 +160,7 @@ var _ = Describe("Readiness probe", func() {
 				Reproducer: suite.Reproducer(pod, "any node"),
 			})
 		},
-		Entry("with a readiness probe", suite.Timeout(podStartBound, endpointBound), true),
-		Entry("without a readiness probe", suite.Timeout(podStartBound, endpointBound), false),
+		Entry("with a readiness probe", suite.Timeout(podStartBound, endpointBound, endpointBound), true),
+		Entry("without a readiness probe", suite.Timeout(podStartBound, endpointBound, endpointBound), false),
 	)
 })

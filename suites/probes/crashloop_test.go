@@ -1,0 +1,89 @@
+package probes
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/podlifecycle/conformance/framework/backoff"
+	"github.com/podlifecycle/conformance/framework/crashloop"
+	"github.com/podlifecycle/conformance/framework/facts"
+	"github.com/podlifecycle/conformance/framework/suite"
+)
+
+// probeKillDelays is the crash-loop model (framework/backoff) for restarts that a
+// failing probe causes, from the v1.37.2 kubelet. For a probe failure the kubelet kills
+// the container and starts its successor in the same sync (kuberuntime_manager.go
+// computePodActions: "failed liveness probe, will be restarted"), and decides the
+// backoff (doBackOff) from the newest container that had already exited in the pod
+// status read before the kill:
+//   - 1st kill: no exited container yet: started at once, the backoff not armed;
+//   - 2nd kill: the 1st has exited, no backoff entry: started at once, and
+//     backOff.Next arms the initial delay (10 s by default);
+//   - 3rd kill: the 2nd exited one run ago, within the initial delay: not started; the
+//     syncs that follow find the 3rd exited and start it once the delay has passed
+//     since its own exit, doubling the backoff; and so on.
+//
+// So with the defaults the delays from an exit to the next start are 0, 0, 10 s, 20 s:
+// a crashing container's 0, 10 s, 20 s (RS-6) with one immediate restart more in
+// front. The model holds while each backoff outlasts a run plus the delay before it
+// (probeRun, and 10 s + its jitter < 20 s), which the defaults' 10 s start does.
+func probeKillDelays(s backoff.Settings, n int) []time.Duration {
+	return append([]time.Duration{0}, s.Expected(n-1)...)
+}
+
+// probeRun bounds one run of a container that the probe kills: the worker's ticker
+// fires within a period (1 s) of the start, the exec of `false` takes up to its
+// timeoutSeconds (1 s), and the kill's TERM is trapped and the container exits at once:
+// 3 s, with a second for the kill on a loaded machine.
+const probeRun = 3 * time.Second
+
+// The loops measured: four restarts, the last two after the backoff, with the
+// defaults' delays (ReduceDefaultCrashLoopBackOffDecay off, pinned below).
+const probeKillRestarts = 4
+
+var probeKillBound = suite.PodStartBound + backoff.Budget(probeKillDelays(backoff.Settings{}, probeKillRestarts)) + probeKillRestarts*probeRun
+
+// probeKilled is crashloop's crash looper whose crasher runs until it is killed: it
+// marks "start" and sleeps; the kill's TERM is trapped to mark "exit" (the markers
+// backoff.Delays reads) and exit 0, so only the probe ends a run. The trap goes in
+// front of the crasher's whole command, before it waits for the observer: a first
+// run killed during that wait is marked too. set puts probe on it.
+func probeKilled(node facts.Node, set func(*corev1.Container, *corev1.Probe)) *corev1.Pod {
+	pod := crashloop.CrashLooperRunning(node, "mark start; sleep 3600 & wait")
+	crasher := &pod.Spec.Containers[0]
+	crasher.Command[2] = "trap 'mark exit; exit 0' TERM; " + crasher.Command[2]
+	set(crasher, &corev1.Probe{
+		ProbeHandler:  corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"false"}}},
+		PeriodSeconds: 1, FailureThreshold: 1,
+	})
+	return pod
+}
+
+var _ = Describe("A probe that keeps failing", Label("PR-10", "RS-8"), func() {
+	// A broken cluster shows a probe-killed container restarted at once every time (no
+	// backoff: delays 3 and 4 far below 10 s and 20 s), or never restarted after the
+	// first kill; either fails crashloop's checks of the delays, and a kubelet that
+	// never reports Waiting(CrashLoopBackOff) fails RS-8's.
+	DescribeTable("puts the container into CrashLoopBackOff: its restarts follow the crash-loop backoff's growing delays",
+		func(ctx SpecContext, kind string, set func(*corev1.Container, *corev1.Probe)) {
+			node := env.NodeFor("defaults", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": false})
+			expected := probeKillDelays(backoff.SettingsOf(node), probeKillRestarts)
+			ns := env.Namespace(ctx)
+			tl := env.Run(ctx, ns, probeKilled(node, set))
+			// The delays from each kill (the "exit" marker) to the next start, each within
+			// backoff.Bounds and the loop within backoff.Loop; RS-8 on the watch record.
+			crashloop.CheckLoop(ctx, env, tl, crashloop.NodeAndSettings(node)+", killed by its "+kind+" probe", expected, probeKillRestarts*probeRun)
+			// The restarts were the probe's: the kubelet's Killing events say so (the
+			// crasher never exits on its own).
+			Expect(eventsWith(tl, "failed "+kind+" probe, will be restarted")).NotTo(BeEmpty(),
+				"PR-10: the kubelet killed the container for its failing %s probe:\n%s", kind, tl)
+		},
+		Entry("a liveness probe", suite.Timeout(probeKillBound), "liveness",
+			func(c *corev1.Container, p *corev1.Probe) { c.LivenessProbe = p }),
+		Entry("a startup probe", suite.Timeout(probeKillBound), "startup",
+			func(c *corev1.Container, p *corev1.Probe) { c.StartupProbe = p }),
+	)
+})

@@ -35,7 +35,7 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 		watcher.Command = []string{"sh", "-c", observe.MarkShell("watcher-sidecar") +
 			`mark start; if [ ! -f /markers/restarted-once ]; then touch /markers/restarted-once; sleep 3; mark exit-88; exit 88; fi; exec sleep 3600`}
 		main.Command = []string{"sh", "-c", observe.MarkShell("main-application") +
-			`mark start; trap "mark term; while true; do mark `+observe.Alive+`; sleep 0.2; done" TERM; echo "Application is running"; while true; do sleep 0.2; done`}
+			`mark start; trap "mark term; while true; do mark ` + observe.Alive + `; sleep 0.2; done" TERM; echo "Application is running"; while true; do sleep 0.2; done`}
 		main.Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{
 			Command: []string{"sh", "-c", observe.MarkShell("main-application") + "mark prestop"}}}}
 		pod.Spec.TerminationGracePeriodSeconds = ptr(int64(30))

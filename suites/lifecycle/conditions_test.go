@@ -65,10 +65,25 @@ var _ = Describe("Pod conditions", func() {
 		}
 	})
 
-	// The two pods are waited for in turn.
-	It("turn Initialized True before the sandbox is ready without init containers, and after it with them", Label("PC-3"), suite.Timeout(2*(podStartBound+2*time.Second)), func(ctx SpecContext) {
+	// The two pods are waited for in turn. The pod without init containers mounts a
+	// ConfigMap that is made only once the pod is Initialized: the kubelet writes the
+	// pod's first status before it waits for the volumes, and makes the sandbox only
+	// after they are mounted, so the order of the two conditions shows in two status
+	// writes. Without the wait both often come in one write, whose order the watch
+	// cannot tell (a tie failed this spec on a fast node).
+	It("turn Initialized True before the sandbox is ready without init containers, and after it with them", Label("PC-3"), suite.Timeout(podStartBound, podStartBound+2*time.Second, podStartBound+2*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
-		plain := env.Run(ctx, ns, shellPod("no-init", corev1.RestartPolicyAlways, "sleep 3600"))
+		late := shellPod("no-init", corev1.RestartPolicyAlways, "sleep 3600")
+		late.Spec.Volumes = []corev1.Volume{{Name: "late", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: "late"}}}}}
+		late.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "late", MountPath: "/late"}}
+		plain := env.Run(ctx, ns, late)
+		// A kubelet that set Initialized only with the sandbox would never get here: the
+		// sandbox waits for the ConfigMap.
+		Eventually(plain.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodInitialized, corev1.ConditionTrue, ""),
+			"PC-3: no init containers, the sandbox not made yet (its volume waits for a ConfigMap):\n%s", plain)
+		_, err := env.Client.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "late"}}, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
 		withInit := shellPod("with-init", corev1.RestartPolicyAlways, "sleep 3600")
 		withInit.Spec.InitContainers = []corev1.Container{{Name: "init", Image: "busybox:1.28", Command: []string{"sh", "-c", "sleep 2"}}}
 		initTL := env.Run(ctx, ns, withInit)

@@ -206,6 +206,31 @@ func (e *Env) NodeFor(profile string, gates map[string]bool) facts.Node {
 	return n
 }
 
+// OwnWorker is the worker a kind config sets aside for the specs that disturb their
+// node (a kubelet stopped or restarted, a node driven into pressure): labelled with
+// profile, and tainted so that no other spec's pods land there, which lets those
+// specs run in parallel with the rest. Where no node has the label (a cluster of
+// another config) the spec is skipped, with the reason.
+func (e *Env) OwnWorker(profile string) facts.Node {
+	GinkgoHelper()
+	nodes := e.Facts.NodesWithLabel(facts.ProfileLabel, profile)
+	if len(nodes) == 0 {
+		Skip(fmt.Sprintf("needs a worker of its own labelled %s=%s (kind-configs/), tainted so that what the spec does to it disturbs no other spec's pods", facts.ProfileLabel, profile))
+	}
+	return nodes[0]
+}
+
+// PinToOwn pins pod to node and makes it tolerate every NoSchedule taint node has (the
+// taint that sets an own worker aside, and any the node's state adds).
+func PinToOwn(pod *corev1.Pod, node facts.Node) *corev1.Pod {
+	for _, t := range node.Taints {
+		if t.Effect == corev1.TaintEffectNoSchedule {
+			pod.Spec.Tolerations = append(pod.Spec.Tolerations, corev1.Toleration{Key: t.Key, Operator: corev1.TolerationOpExists, Effect: t.Effect})
+		}
+	}
+	return PinTo(pod, node)
+}
+
 // PinTo makes the scheduler put pod on node, by its hostname label.
 func PinTo(pod *corev1.Pod, node facts.Node) *corev1.Pod {
 	if pod.Spec.NodeSelector == nil {

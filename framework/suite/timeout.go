@@ -29,3 +29,10 @@ func Timeout(bounds ...time.Duration) SpecTimeout {
 	}
 	return SpecTimeout(total)
 }
+
+// LongRunning marks a spec, or its container, that waits out documented delays of
+// half a minute or more (crash-loop backoffs, grace periods, a node's timers). Ginkgo
+// hands such specs out first (SpecPriority), so that a parallel run does not end with
+// one of them running alone while the other processes sit idle. Priority orders; it
+// changes nothing a spec checks.
+const LongRunning = SpecPriority(1)

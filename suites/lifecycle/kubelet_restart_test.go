@@ -18,10 +18,14 @@ import (
 // show in this window.
 const resyncWindow = 20 * time.Second
 
-var _ = Describe("Kubelet restart", Serial, Label(suite.Disruptive), func() {
+var _ = Describe("Kubelet restart", suite.LongRunning, Label(suite.Disruptive), func() {
+	// On the worker set aside for kubelet restarts (kind-configs/default.yaml), so that
+	// the restart disturbs no other spec's pods and the spec need not be Serial.
 	It("keeps containers running with the same IDs and restart counts, and ready unchanged", Label("KR-1", "KR-2"), suite.Timeout(restartKubeletBound, resyncWindow), func(ctx SpecContext) {
 		env.Require(facts.NodeShell(), facts.OneClock()) // restartKubeletUnder reads the node's startedAt on the runner's clock
-		tl, before, restartAt := restartKubeletUnder(ctx, env.NodeFor("defaults", map[string]bool{"ChangeContainerStatusOnKubeletRestart": false}))
+		node := env.OwnWorker("kubelet-restart")
+		Expect(node.KubeletGates).To(HaveKeyWithValue("ChangeContainerStatusOnKubeletRestart", false), "KR-1 needs the default container status on kubelet restart on %s", node.Name)
+		tl, before, restartAt := restartKubeletUnder(ctx, node)
 		Consistently(tl.Pod).WithContext(ctx).WithTimeout(resyncWindow).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
 
 		after := tl.Pod().Status.ContainerStatuses[0]
@@ -34,7 +38,9 @@ var _ = Describe("Kubelet restart", Serial, Label(suite.Disruptive), func() {
 		}
 	})
 
-	It("sets ready false after a kubelet restart with ChangeContainerStatusOnKubeletRestart on, keeping the container", Label("KR-3", "KR-1"), suite.Timeout(restartKubeletBound, resyncWindow, resyncWindow), func(ctx SpecContext) {
+	// Serial: the legacy-status worker is shared, and a kubelet restart there would
+	// disturb the other specs' pods on it.
+	It("sets ready false after a kubelet restart with ChangeContainerStatusOnKubeletRestart on, keeping the container", Serial, Label("KR-3", "KR-1"), suite.Timeout(restartKubeletBound, resyncWindow, resyncWindow), func(ctx SpecContext) {
 		env.Require(facts.NodeShell(), facts.OneClock()) // restartKubeletUnder reads the node's startedAt on the runner's clock
 		tl, before, restartAt := restartKubeletUnder(ctx, env.NodeFor("legacy-status", map[string]bool{"ChangeContainerStatusOnKubeletRestart": true}))
 		Eventually(func() bool {
@@ -70,7 +76,7 @@ func restartKubeletUnder(ctx SpecContext, node facts.Node) (*observe.Timeline, c
 		ProbeHandler:  corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"true"}}},
 		PeriodSeconds: 5,
 	}
-	suite.PinTo(pod, node)
+	suite.PinToOwn(pod, node)
 	tl := env.Run(ctx, ns, pod)
 	Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
 	before := tl.Pod().Status.ContainerStatuses[0]

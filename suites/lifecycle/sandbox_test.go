@@ -24,7 +24,7 @@ import (
 const sandboxRemovalBound = time.Minute + 2*time.Second + 15*time.Second
 
 var _ = Describe("Pod sandbox", func() {
-	It("is stopped once the deleted pod has left the API, and then removed from its node", Label("TM-19", suite.Disruptive),
+	It("is stopped once the deleted pod has left the API, and then removed from its node", suite.LongRunning, Label("TM-19", suite.Disruptive),
 		suite.Timeout(podStartBound, 2*stopSandboxBound, terminationBound, 2*stopSandboxBound, sandboxRemovalBound), func(ctx SpecContext) {
 			env.Require(facts.NodeShell())
 			ns := env.Namespace(ctx)

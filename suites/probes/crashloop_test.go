@@ -64,7 +64,7 @@ func probeKilled(node facts.Node, set func(*corev1.Container, *corev1.Probe)) *c
 	return pod
 }
 
-var _ = Describe("A probe that keeps failing", Label("PR-10", "RS-8"), func() {
+var _ = Describe("A probe that keeps failing", suite.LongRunning, Label("PR-10", "RS-8"), func() {
 	// A broken cluster shows a probe-killed container restarted at once every time (no
 	// backoff: delays 3 and 4 far below 10 s and 20 s), or never restarted after the
 	// first kill; either fits neither sequence and fails crashloop's checks of the

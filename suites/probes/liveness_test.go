@@ -35,7 +35,7 @@ var _ = Describe("Liveness probe", func() {
 		Expect(eventsWith(tl, "Killing")).NotTo(BeEmpty(), "PR-2: a Killing event:\n%s", tl)
 	})
 
-	It("of the liveness-http example restarts the server once /healthz fails, sending the custom header", Label("PR-8"), suite.Timeout(podStartBound+45*time.Second+20*time.Second), func(ctx SpecContext) {
+	It("of the liveness-http example restarts the server once /healthz fails, sending the custom header", Label("PR-8"), suite.LongRunning, suite.Timeout(podStartBound+45*time.Second+20*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		pod := examples.LivenessHTTP()
 		// The docs' image has no tag, so the kubelet would pull it (policy Always for

@@ -16,7 +16,7 @@ import (
 	"github.com/podlifecycle/conformance/framework/suite"
 )
 
-var _ = Describe("Crash-loop backoff", func() {
+var _ = Describe("Crash-loop backoff", suite.LongRunning, func() {
 	// RS-6 is the default backoff, so it is checked where the kubelet's settings are the
 	// defaults (defaultBackoffNode): the delays expected are the statement's own, not
 	// whatever the node's gates document (a FEATURE_GATES override that turns

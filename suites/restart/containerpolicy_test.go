@@ -62,7 +62,7 @@ func matches(m types.GomegaMatcher) func(*corev1.Pod) bool {
 
 var _ = Describe("Container-level restart policy", Label("ContainerRestartRules"), func() {
 	It("restarts a container with its own restartPolicy OnFailure in a pod with restartPolicy Never with the pod-level backoff: at once, then after 10 s, 20 s",
-		Label("RS-17", "RS-8"), suite.Timeout(crashLoopBound(longestDelays.Expected(3), 0)), func(ctx SpecContext) {
+		suite.LongRunning, Label("RS-17", "RS-8"), suite.Timeout(crashLoopBound(longestDelays.Expected(3), 0)), func(ctx SpecContext) {
 			node := containerPolicyNode()
 			ns := env.Namespace(ctx)
 			looper := crashloop.CrashLooper(node)

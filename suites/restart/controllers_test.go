@@ -34,10 +34,10 @@ const jobSyncBound = 10 * time.Second
 // (k8s.io/kubernetes v1.37.2 pkg/controller/job: the informers' handlers enqueue the
 // Job without delay), and it sets Complete in such a sync; a controller that removed
 // the pods of a finished Job would do it in that sync or in the one its own status
-// update triggers, within a second. 20 s leaves a loaded machine's work queue room.
+// update triggers, within a second. 10 s leaves a loaded machine's work queue room.
 // PodGC deletes no terminated pod here: this suite's cluster (kind-configs/default.yaml)
 // keeps kube-controller-manager's terminated-pod-gc-threshold at its default, 12500.
-const jobPodsWindow = 20 * time.Second
+const jobPodsWindow = 10 * time.Second
 
 const jobPodsTopic = "Job pods when the Job is done"
 

@@ -37,7 +37,7 @@ var _ = Describe("Grace period", func() {
 			Expect(tl.Pod()).To(HaveContainerState("main", "Terminated", ""))
 			Expect(exitCode(tl.Pod(), "main")).To(BeEquivalentTo(137), "TM-5: killed by SIGKILL (128+9)")
 		},
-		Entry("the default of 30 s", Label("TM-1", "TM-2", "TM-5"), suite.TimedWithin(runtimeSlack), suite.Timeout(runningBound, stopBound(30*time.Second), logEndBound), nil, int64(30)),
+		Entry("the default of 30 s", Label("TM-1", "TM-2", "TM-5"), suite.LongRunning, suite.TimedWithin(runtimeSlack), suite.Timeout(runningBound, stopBound(30*time.Second), logEndBound), nil, int64(30)),
 		Entry("terminationGracePeriodSeconds: 5", Label("TM-1", "TM-2", "TM-5"), suite.TimedWithin(runtimeSlack), suite.Timeout(runningBound, stopBound(5*time.Second), logEndBound), seconds(5), int64(5)),
 	)
 

@@ -35,13 +35,15 @@ const termBound = 10 * time.Second
 // seconds after it answers. 20 s bounds a loaded machine.
 const restartSyncBound = 20 * time.Second
 
-var _ = Describe("Grace period across a kubelet restart", Serial, Label(suite.Disruptive), func() {
+// On the worker set aside for kubelet restarts (kind-configs/default.yaml), so that the
+// restart disturbs no other spec's pods and the spec need not be Serial.
+var _ = Describe("Grace period across a kubelet restart", suite.LongRunning, Label(suite.Disruptive), func() {
 	It("starts again from the beginning, in full, when the kubelet is restarted while it waits for the container to stop", Label("TM-21"),
 		suite.Timeout(runningBound, termBound, restartAfter+time.Second, suite.KubeletBackBound, restartSyncBound+stopBound(restartGrace), logEndBound), func(ctx SpecContext) {
 			env.Require(facts.NodeShell(), facts.OneClock()) // the restart's times are the runner's clock, the markers the node's
-			node := env.NodeFor("defaults", nil)             // a v1.37.2 kubelet with the gates at their defaults
+			node := env.OwnWorker("kubelet-restart")         // a v1.37.2 kubelet with the gates at their defaults
 			ns := env.Namespace(ctx)
-			pod := env.Hold(ns, suite.PinTo(stoppingPod("outlives-kubelet", seconds(int64(restartGrace/time.Second)), onTerm("main", keepRunning)), node))
+			pod := env.Hold(ns, suite.PinToOwn(stoppingPod("outlives-kubelet", seconds(int64(restartGrace/time.Second)), onTerm("main", keepRunning)), node))
 			tl := env.Run(ctx, ns, pod)
 			before := running(ctx, ns, tl, "main")
 			term, killed := observe.SignalTo("main", "TERM"), observe.LastHeartbeatOf("main")

@@ -52,7 +52,7 @@ var _ = Describe("A node whose kubelet stops answering", Label("Slow", suite.Dis
 		Label("PC-14", "KR-4", "PL-15", "TM-20", "KR-1"),
 		suite.Timeout(3*podStartBound, kubeletBound, nodeLostBound, evictBy, podGCBound, kubeletBound, nodeBackBound), func(ctx SpecContext) {
 			env.Require(facts.NodeShell())
-			node := workerOfProfile("lost-kubelet")
+			node := env.OwnWorker("lost-kubelet").Name
 			ns := env.Namespace(ctx)
 			short := env.Run(ctx, ns, onNode(sleeper("short", 30), node, lossFor(ptr(int64(shortToleration)))...))
 			kept := env.Run(ctx, ns, onNode(sleeper("kept", 30), node, append(lossFor(nil), outOfServiceTolerated)...))
@@ -142,7 +142,7 @@ var _ = Describe("A Node object that goes away", Label("Slow", suite.Disruptive)
 	It("leaves its pods orphaned: PodGC marks them Failed with DisruptionTarget (DeletionByPodGC) and deletes them",
 		Label("PL-10", "PC-8", "TM-14"), suite.Timeout(podStartBound, kubeletBound, orphanBound, podGCBound, kubeletBound, nodeBackBound), func(ctx SpecContext) {
 			env.Require(facts.NodeShell())
-			node := workerOfProfile("deleted-node")
+			node := env.OwnWorker("deleted-node").Name
 			ns := env.Namespace(ctx)
 			tl := env.Run(ctx, ns, onNode(sleeper("orphan", 30), node))
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
@@ -160,17 +160,6 @@ var _ = Describe("A Node object that goes away", Label("Slow", suite.Disruptive)
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podGCBound).Should(BeNil(), "TM-14: PodGC deletes the orphan after marking it Failed")
 		})
 })
-
-// workerOfProfile is the worker of the backoff-profiles cluster set aside for one
-// spec: no other spec's pods run there (its taint), so losing it disturbs none.
-func workerOfProfile(profile string) string {
-	GinkgoHelper()
-	nodes := env.Facts.NodesWithLabel(facts.ProfileLabel, profile)
-	if len(nodes) == 0 {
-		Skip(fmt.Sprintf("needs the worker labelled %s=%s of kind-configs/backoff-profiles.yaml", facts.ProfileLabel, profile))
-	}
-	return nodes[0].Name
-}
 
 // nodeLossTaint keeps every other spec's pods off the workers these specs lose.
 const nodeLossTaint = "podlifecycle.io/node-loss"

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/suite"
 )
@@ -35,7 +34,7 @@ const (
 var _ = Describe("A pod the kubelet evicts under node memory pressure", Label(suite.Disruptive), func() {
 	It("gets DisruptionTarget with reason TerminationByKubelet",
 		Label("PC-8"), suite.Timeout(podStartBound, evictionBound, 10*time.Second), func(ctx SpecContext) {
-			node := workerOfProfile("node-pressure")
+			node := env.OwnWorker("node-pressure")
 			threshold := node.KubeletConfig.EvictionHard["memory.available"]
 			Expect(threshold).NotTo(BeEmpty(), "the kubelet of %s has no memory.available hard eviction threshold (evictionHard %v): "+
 				"its node is not the one kind-configs/backoff-profiles.yaml describes", node.Name, node.KubeletConfig.EvictionHard)
@@ -98,17 +97,6 @@ func filler(node string, fillMiB int64) *corev1.Pod {
 			}},
 		},
 	}
-}
-
-// workerOfProfile is the worker of the backoff-profiles cluster set aside for this
-// suite: no other spec's pods run there (its taint).
-func workerOfProfile(profile string) facts.Node {
-	GinkgoHelper()
-	nodes := env.Facts.NodesWithLabel(facts.ProfileLabel, profile)
-	if len(nodes) == 0 {
-		Skip(fmt.Sprintf("needs the worker labelled %s=%s of kind-configs/backoff-profiles.yaml", facts.ProfileLabel, profile))
-	}
-	return nodes[0]
 }
 
 func memoryPressure(n *corev1.Node) corev1.ConditionStatus {

@@ -26,7 +26,7 @@ func checkBound(s backoff.Settings, n int) time.Duration {
 // fit) and checks the delays the docs give for the settings in force on that node
 // (backoff.Settings.Documented), which the report names with the measured delays.
 var _ = Describe("Crash-loop backoff", func() {
-	It("with ReduceDefaultCrashLoopBackOffDecay starts at 1 s and doubles", Label("RS-12", "ReduceDefaultCrashLoopBackOffDecay"), suite.Timeout(checkBound(backoff.Settings{ReduceDefaultDecay: true}, 6)), func(ctx SpecContext) {
+	It("with ReduceDefaultCrashLoopBackOffDecay starts at 1 s and doubles", suite.LongRunning, Label("RS-12", "ReduceDefaultCrashLoopBackOffDecay"), suite.Timeout(checkBound(backoff.Settings{ReduceDefaultDecay: true}, 6)), func(ctx SpecContext) {
 		node := env.NodeFor("reduced-decay", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": true})
 		crashloop.Check(ctx, env, node, 6)
 	})

@@ -54,6 +54,17 @@ var _ = Describe("Crash-loop backoff", suite.LongRunning, func() {
 	})
 })
 
+// RS-6's 300 s cap: reached after 0, 10, 20, 40, 80, 160 s, and told from the doubling
+// only at the delay after it (300 s against 640 s, since 320 s lies within the first
+// one's jitter), some 1200 s of one loop: twice the Slow run's budget (15 minutes with
+// its clusters). Not run here, and said so in RS-6's verdict.
+var _ = Describe("Crash-loop backoff cap", Label("Slow"), func() {
+	It("caps the delay at 300 s", Label("RS-6"), suite.Timeout(), func(ctx SpecContext) {
+		Skip("not checkable within the Slow run's 15 minutes: telling the 300 s cap from the doubling needs the eighth delay, " +
+			"about 1200 s into one crash loop (0, 10, 20, 40, 80, 160, 300, 300 s)")
+	})
+})
+
 var _ = Describe("Crash-loop backoff reset", func() {
 	// The kubelet forgets a container's backoff when its last restart is more than
 	// 600 s before the next exit (kubelet.go crashLoopBackOff.HasExpiredFunc). The

@@ -38,9 +38,8 @@ var _ = Describe("Kubelet restart", suite.LongRunning, Label(suite.Disruptive), 
 		}
 	})
 
-	// Serial: the legacy-status worker is shared, and a kubelet restart there would
-	// disturb the other specs' pods on it.
-	It("sets ready false after a kubelet restart with ChangeContainerStatusOnKubeletRestart on, keeping the container", Serial, Label("KR-3", "KR-1"), suite.Timeout(restartKubeletBound, resyncWindow, resyncWindow), func(ctx SpecContext) {
+	// On the legacy-status worker, tainted too: no other spec's pods are there.
+	It("sets ready false after a kubelet restart with ChangeContainerStatusOnKubeletRestart on, keeping the container", Label("KR-3", "KR-1"), suite.Timeout(restartKubeletBound, resyncWindow, resyncWindow), func(ctx SpecContext) {
 		env.Require(facts.NodeShell(), facts.OneClock()) // restartKubeletUnder reads the node's startedAt on the runner's clock
 		tl, before, restartAt := restartKubeletUnder(ctx, env.NodeFor("legacy-status", map[string]bool{"ChangeContainerStatusOnKubeletRestart": true}))
 		Eventually(func() bool {

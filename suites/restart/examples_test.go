@@ -16,7 +16,7 @@ import (
 	"github.com/podlifecycle/conformance/framework/suite"
 )
 
-var _ = Describe("The docs' restart examples", func() {
+var _ = Describe("The docs' restart examples", suite.LongRunning, func() {
 	It("web-server (Always) restarts nginx after it exits cleanly", Label("RS-3"), suite.Timeout(podStartBound, firstRestartBound), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		tl := env.Run(ctx, ns, examples.WebServer())

@@ -302,10 +302,18 @@ func policyContainer(name string, memory corev1.ResourceResizeRestartPolicy) cor
 // subresource (a strategic merge: the resources not given keep their values).
 func resizeContainers(ctx SpecContext, ns, name string, byContainer map[string]corev1.ResourceRequirements) error {
 	GinkgoHelper()
+	// In the pod's own order: a strategic merge patch whose list order differs from the
+	// pod's reorders the containers, which the resize subresource refuses ("containers
+	// may not be renamed or reordered on resize"); a map's order is random.
+	pod, err := env.Client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+	Expect(err).NotTo(HaveOccurred())
 	var containers []map[string]any
-	for c, r := range byContainer {
-		containers = append(containers, map[string]any{"name": c, "resources": r})
+	for _, c := range pod.Spec.Containers {
+		if r, ok := byContainer[c.Name]; ok {
+			containers = append(containers, map[string]any{"name": c.Name, "resources": r})
+		}
 	}
+	Expect(containers).To(HaveLen(len(byContainer)), "resize of containers the pod %s does not have: %v", name, byContainer)
 	return patchResize(ctx, ns, name, map[string]any{"containers": containers})
 }
 

@@ -3,11 +3,7 @@ package lifecycle
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -31,10 +27,6 @@ import (
 // The watch sees it Running within a second of its start, so 5 s is a window of
 // several status updates in which it has started and not completed.
 const initRuns = 5 * time.Second
-
-// kubectlBound bounds one kubectl call: the binary's start and one or two API round
-// trips, a second or two on a loaded 2-core machine; 30 s.
-const kubectlBound = 30 * time.Second
 
 // gateReadyBound: the kubelet re-evaluates Ready on the status change of a readiness
 // gate's condition within its next sync; 10 s, as PC-7's spec in conditions_test.go.
@@ -124,8 +116,8 @@ var _ = Describe("Where the pages disagree on pod conditions", func() {
 	// does, PC-7 promises the pod turns Ready; a kubelet that ignored the condition
 	// fails there.
 	It("take a readiness gate's condition from kubectl patch --subresource=status",
-		Label("PC-7"), suite.Timeout(2*kubectlBound, podStartBound, gateReadyBound), func(ctx SpecContext) {
-			bin := kubectlBinary()
+		Label("PC-7"), suite.Timeout(2*suite.KubectlBound, podStartBound, gateReadyBound), func(ctx SpecContext) {
+			bin := suite.KubectlBinary()
 			if bin == "" {
 				Skip("needs kubectl: set KUBECTL, put kubectl on PATH, or build the project's images (its kubectl is then in ~/.cache/podlifecycle/bin/kubernetes-" + suite.ExpectedServerVersion() + ")")
 			}
@@ -140,7 +132,7 @@ var _ = Describe("Where the pages disagree on pod conditions", func() {
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.ContainersReady, corev1.ConditionTrue, ""))
 
 			patch := fmt.Sprintf(`{"status":{"conditions":[{"type":%q,"status":"True"}]}}`, featureGateCondition)
-			r := kubectl(ctx, bin, "--namespace", ns, "patch", "pod", pod.Name, "--subresource=status", "--type=strategic", "-p", patch)
+			r := env.Kubectl(ctx, bin, "--namespace", ns, "patch", "pod", pod.Name, "--subresource=status", "--type=strategic", "-p", patch)
 			p, err := env.Client.CoreV1().Pods(ns).Get(ctx, pod.Name, metav1.GetOptions{})
 			Expect(err).NotTo(HaveOccurred())
 			gate := findCondition(p, featureGateCondition)
@@ -321,57 +313,8 @@ func kubeletGateStages(ctx context.Context, node string) map[string]gateStage {
 	return out
 }
 
-// kubectlBinary is the kubectl to run: KUBECTL, else kubectl on PATH, else the one the
-// project's image build made for the Kubernetes release the suites check; "" if none.
-// (The framework has no kubectl helper; suites/termination keeps one of its own.)
-func kubectlBinary() string {
-	if k := os.Getenv("KUBECTL"); k != "" {
-		return k
-	}
-	if k, err := exec.LookPath("kubectl"); err == nil {
-		return k
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		k := filepath.Join(home, ".cache", "podlifecycle", "bin", "kubernetes-"+suite.ExpectedServerVersion(), "kubectl")
-		if _, err := os.Stat(k); err == nil {
-			return k
-		}
-	}
-	return ""
-}
-
-// kubectlRun is one kubectl call's outcome.
-type kubectlRun struct {
-	args           []string
-	code           int
-	stdout, stderr string
-}
-
-func (r kubectlRun) String() string {
-	return fmt.Sprintf("`kubectl %s`: exit %d, stdout %q, stderr %q", strings.Join(r.args, " "), r.code, r.stdout, r.stderr)
-}
-
-// kubectl runs bin against the suite's cluster through its kubeconfig; a non-zero exit
-// is an outcome, not an error. It takes at most kubectlBound.
-func kubectl(ctx context.Context, bin string, args ...string) kubectlRun {
-	GinkgoHelper()
-	ctx, cancel := context.WithTimeout(ctx, kubectlBound)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append([]string{"--kubeconfig", env.Cluster.Kubeconfig}, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := kubectlRun{args: args, stdout: stdout.String(), stderr: stderr.String()}
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && ctx.Err() == nil {
-		r.code, err = exit.ExitCode(), nil
-	}
-	Expect(err).NotTo(HaveOccurred(), "running %s %v (bound %v)", bin, args, kubectlBound)
-	return r
-}
-
 // kubectlVersion is the client version bin reports, for the evidence.
 func kubectlVersion(ctx context.Context, bin string) string {
 	GinkgoHelper()
-	return strings.TrimSpace(kubectl(ctx, bin, "version", "--client").stdout)
+	return strings.TrimSpace(env.Kubectl(ctx, bin, "version", "--client").Stdout)
 }

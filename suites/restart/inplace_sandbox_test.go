@@ -28,10 +28,7 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 			env.Require(facts.NodeShell())
 			node := restartAllContainersNode()
 			ns := env.Namespace(ctx)
-			trigger := container("trigger", `mark start; if [ ! -f /markers/once ]; then touch /markers/once; sleep 4; exit 88; fi; exec sleep 3600`)
-			trigger.RestartPolicy = ptr(corev1.ContainerRestartPolicyNever)
-			trigger.RestartPolicyRules = []corev1.ContainerRestartRule{{Action: corev1.ContainerRestartRuleActionRestartAllContainers,
-				ExitCodes: &corev1.ContainerRestartRuleOnExitCodes{Operator: corev1.ContainerRestartRuleOnExitCodesOpIn, Values: []int32{88}}}}
+			trigger := allRestartTrigger()
 			p := observe.WithMarkers(pod("sandboxed", corev1.RestartPolicyNever, container("main", "mark start; exec sleep 3600"), trigger))
 			suite.PinTo(p, node)
 			tl := env.Run(ctx, ns, p)
@@ -46,7 +43,7 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 			before := sandboxes()
 			Expect(strings.Fields(before)).To(HaveLen(1), "one sandbox for the pod before the restart: %q", before)
 
-			Eventually(tl.Pod).WithContext(ctx).WithTimeout(4*time.Second+30*time.Second).Should(And(
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(4*time.Second + 30*time.Second).Should(And(
 				HaveContainerRestarts("main", 1), HaveContainerState("main", "Running", "")))
 			after := sandboxes()
 			AddReportEntry("pod sandboxes (crictl pods) before and after the in-place restart", before+" → "+after)

@@ -131,10 +131,7 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 	It("restarts containers that had completed or failed too, overriding the pod's restartPolicy Never", Label("RS-11"), suite.Timeout(podStartBound, 4*time.Second+30*time.Second), func(ctx SpecContext) {
 		node := restartAllContainersNode()
 		ns := env.Namespace(ctx)
-		trigger := container("trigger", `mark start; if [ ! -f /markers/once ]; then touch /markers/once; sleep 4; exit 88; fi; exec sleep 3600`)
-		trigger.RestartPolicy = ptr(corev1.ContainerRestartPolicyNever)
-		trigger.RestartPolicyRules = []corev1.ContainerRestartRule{{Action: corev1.ContainerRestartRuleActionRestartAllContainers,
-			ExitCodes: &corev1.ContainerRestartRuleOnExitCodes{Operator: corev1.ContainerRestartRuleOnExitCodesOpIn, Values: []int32{88}}}}
+		trigger := allRestartTrigger()
 		// One container that completed and one that failed before the trigger fires: both
 		// are restarted with the rest (RS-11: every container of the pod).
 		p := observe.WithMarkers(pod("completes", corev1.RestartPolicyNever, container("done-early", "mark start; exit 0"),
@@ -148,3 +145,13 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 		Expect(tl.Pod()).To(HavePhase(corev1.PodRunning))
 	})
 })
+
+// allRestartTrigger is a container that exits 88 once, 4 s after it starts, and then
+// runs on; its rule restarts every container of the pod in place on that exit.
+func allRestartTrigger() corev1.Container {
+	trigger := container("trigger", `mark start; if [ ! -f /markers/once ]; then touch /markers/once; sleep 4; exit 88; fi; exec sleep 3600`)
+	trigger.RestartPolicy = ptr(corev1.ContainerRestartPolicyNever)
+	trigger.RestartPolicyRules = []corev1.ContainerRestartRule{{Action: corev1.ContainerRestartRuleActionRestartAllContainers,
+		ExitCodes: &corev1.ContainerRestartRuleOnExitCodes{Operator: corev1.ContainerRestartRuleOnExitCodesOpIn, Values: []int32{88}}}}
+	return trigger
+}

@@ -1,14 +1,8 @@
 package termination
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -63,25 +57,21 @@ var _ = Describe("Grace period given at delete time", func() {
 	)
 })
 
-// kubectlBound bounds one kubectl call: the binary's start and one or two API round
-// trips, a second or two on a loaded 2-core machine; 30 s.
-const kubectlBound = 30 * time.Second
-
 // watchBound: the watch delivers a deletion within a second of it; 5 s on a loaded
 // machine.
 const watchBound = 5 * time.Second
 
 var _ = Describe("kubectl delete --grace-period=0", func() {
 	It("performs a forced deletion only together with --force: without it the pod stays in the API, with it the pod leaves the API at once",
-		Label("TM-16"), suite.Timeout(runningBound, runningBound, 3*kubectlBound, watchBound), func(ctx SpecContext) {
-			bin := kubectlBinary()
+		Label("TM-16"), suite.Timeout(runningBound, runningBound, 3*suite.KubectlBound, watchBound), func(ctx SpecContext) {
+			bin := suite.KubectlBinary()
 			if bin == "" {
 				Skip("needs kubectl: set KUBECTL, put kubectl on PATH, or build the project's images (its kubectl is then in ~/.cache/podlifecycle/bin/kubernetes-" + suite.ExpectedServerVersion() + ")")
 			}
 			if env.Cluster.Kubeconfig == "" {
 				Skip("needs a kubeconfig for kubectl; the suites run in a pod of the cluster, which reaches it through its service account")
 			}
-			AddReportEntry("kubectl", bin+"\n"+kubectl(ctx, bin, "version", "--client").stdout)
+			AddReportEntry("kubectl", bin+"\n"+env.Kubectl(ctx, bin, "version", "--client").Stdout)
 			ns := env.Namespace(ctx)
 			// Both ignore TERM and have 30 s of grace: a pod the kubelet stops gracefully stays
 			// in the API for at least its minimum grace of 2 s after the delete.
@@ -95,20 +85,20 @@ var _ = Describe("kubectl delete --grace-period=0", func() {
 			// backwards compatibility" (delete.go, Complete), exits 0 and prints
 			// `pod "without-force" deleted from <ns> namespace`. The page says only that a
 			// forced deletion needs --force, so either answer passes; the report shows which.
-			r := kubectl(ctx, bin, "--namespace", ns, "delete", "pod", "without-force", "--grace-period=0", "--wait=false")
+			r := env.Kubectl(ctx, bin, "--namespace", ns, "delete", "pod", "without-force", "--grace-period=0", "--wait=false")
 			p, err := env.Client.CoreV1().Pods(ns).Get(ctx, "without-force", metav1.GetOptions{})
 			Expect(err).NotTo(HaveOccurred(), "TM-16: without --force the pod left the API at once; %s", r)
 			AddReportEntry("kubectl delete --grace-period=0, without --force", fmt.Sprintf("%s\ndeletionGracePeriodSeconds afterwards: %v", r, ptr.Deref(p.DeletionGracePeriodSeconds, -1)))
-			if r.code != 0 {
+			if r.Code != 0 {
 				Expect(p.DeletionTimestamp).To(BeNil(), "TM-16: kubectl refused, yet the pod is being deleted; %s", r)
 			} else {
 				Expect(p.DeletionGracePeriodSeconds).To(HaveValue(BeNumerically(">", 0)), "TM-16: without --force, not a deletion with grace period 0; %s", r)
 			}
 
 			By("--grace-period=0 --force: the pod leaves the API at once")
-			r = kubectl(ctx, bin, "--namespace", ns, "delete", "pod", "with-force", "--grace-period=0", "--force", "--wait=false")
+			r = env.Kubectl(ctx, bin, "--namespace", ns, "delete", "pod", "with-force", "--grace-period=0", "--force", "--wait=false")
 			AddReportEntry("kubectl delete --grace-period=0 --force", r.String())
-			Expect(r.code).To(BeZero(), "%s", r)
+			Expect(r.Code).To(BeZero(), "%s", r)
 			// The container ignores TERM and the kubelet gives it at least 2 s: a pod that
 			// waited for its kubelet would still be found. A broken cluster shows it here.
 			_, err = env.Client.CoreV1().Pods(ns).Get(ctx, "with-force", metav1.GetOptions{})
@@ -116,54 +106,6 @@ var _ = Describe("kubectl delete --grace-period=0", func() {
 			Eventually(forced.Deleted).WithContext(ctx).WithTimeout(watchBound).Should(BeTrue(), "the watch saw the pod leave the API:\n%s", forced)
 		})
 })
-
-// kubectlBinary is the kubectl to run: KUBECTL, else kubectl on PATH, else the one the
-// project's image build made for the Kubernetes release the suites check; "" if none.
-func kubectlBinary() string {
-	if k := os.Getenv("KUBECTL"); k != "" {
-		return k
-	}
-	if k, err := exec.LookPath("kubectl"); err == nil {
-		return k
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		k := filepath.Join(home, ".cache", "podlifecycle", "bin", "kubernetes-"+suite.ExpectedServerVersion(), "kubectl")
-		if _, err := os.Stat(k); err == nil {
-			return k
-		}
-	}
-	return ""
-}
-
-// kubectlRun is one kubectl call's outcome.
-type kubectlRun struct {
-	args           []string
-	code           int
-	stdout, stderr string
-}
-
-func (r kubectlRun) String() string {
-	return fmt.Sprintf("`kubectl %s`: exit %d, stdout %q, stderr %q", strings.Join(r.args, " "), r.code, r.stdout, r.stderr)
-}
-
-// kubectl runs bin against the suite's cluster; a non-zero exit is an outcome, not an
-// error. It takes at most kubectlBound.
-func kubectl(ctx context.Context, bin string, args ...string) kubectlRun {
-	GinkgoHelper()
-	ctx, cancel := context.WithTimeout(ctx, kubectlBound)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append([]string{"--kubeconfig", env.Cluster.Kubeconfig}, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := kubectlRun{args: args, stdout: stdout.String(), stderr: stderr.String()}
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && ctx.Err() == nil {
-		r.code, err = exit.ExitCode(), nil
-	}
-	Expect(err).NotTo(HaveOccurred(), "running %s %v (bound %v)", bin, args, kubectlBound)
-	return r
-}
 
 var _ = Describe("preStop with a grace period of 0", func() {
 	// A pod deleted with grace period 0 leaves the API at once, and its logs with it: its

@@ -444,8 +444,9 @@ func TestStatementVerdictInPart(t *testing.T) {
 }
 
 // The report shows which claim of a disagreement the cluster confirmed, from the
-// answers the specs recorded; a failed spec's answer confirms nothing, and a topic
-// no spec answered is "not measured in this run".
+// answers the specs recorded (a spec that failed after it answered included), none
+// when the measurement matched no claim, and "not measured in this run" for a topic
+// no spec answered.
 func TestDisagreementsShowTheClusterAnswer(t *testing.T) {
 	answer := func(measured string, confirmed ...string) types.ReportEntry {
 		return savedEntry(t, drift.AnswerPrefix+"backoff reset", drift.Answer{Topic: "backoff reset", Confirmed: confirmed,
@@ -478,9 +479,14 @@ func TestDisagreementsShowTheClusterAnswer(t *testing.T) {
 	if c := doc.Disagreements[0].Claims[0]; !c.Confirmed || len(c.Citations) != 1 {
 		t.Errorf("claim %+v", c)
 	}
+	// Answered, then failed on the catalogue's statement: the answer stands.
 	doc = build(spec("resets after 10 minutes", types.SpecStateFailed, answer("true", "after-ten-minutes")))
-	if got := doc.Disagreements[0].Outcome(); got != "the cluster confirms none of the claims" || len(doc.Disagreements[0].Answers) != 1 {
+	if got := doc.Disagreements[0].Outcome(); got != "the cluster confirms after-ten-minutes" || doc.Disagreements[0].Answers[0].Spec.Verdict != Fails {
 		t.Errorf("a failed spec's answer: %q", got)
+	}
+	doc = build(spec("measures neither", types.SpecStatePassed, answer("5")))
+	if got := doc.Disagreements[0].Outcome(); got != "the cluster confirms none of the claims" {
+		t.Errorf("an answer that matches no claim: %q", got)
 	}
 	var md strings.Builder
 	if err := WriteMarkdown(&md, doc); err != nil {

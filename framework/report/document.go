@@ -242,8 +242,9 @@ type ClaimView struct {
 	Confirmed bool
 }
 
-// AnswerRef is a spec's answer to a disagreement, with the spec (its verdict says
-// whether the measurement can be trusted: a failed spec's answer is shown, marked).
+// AnswerRef is a spec's answer to a disagreement, with the spec whose verdict the
+// report shows beside it (a spec answers first, then asserts the catalogue's
+// statement, which may fail).
 type AnswerRef struct {
 	Answer drift.Answer
 	Spec   SpecRef

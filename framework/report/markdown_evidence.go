@@ -55,7 +55,7 @@ func mdDisagreements(w io.Writer, doc Document) {
 		return
 	}
 	fmt.Fprintf(w, "## Where the pages disagree\n\n")
-	fmt.Fprintf(w, "Which claim the cluster confirmed is decided by a spec's measurement (the claim whose value it matched); a failed spec's answer confirms nothing.\n\n")
+	fmt.Fprintf(w, "Which claim the cluster confirmed is decided by a spec's measurement (the claim whose value it matched). A spec answers before it asserts the catalogue's statement, so its answer stands when it then fails; its verdict is shown beside it.\n\n")
 	for _, d := range doc.Disagreements {
 		fmt.Fprintf(w, "### %s (%s): %s\n\n", d.Topic, strings.Join(d.Statements, ", "), d.Outcome())
 		if d.Note != "" {

@@ -145,9 +145,15 @@ var _ = Describe("In-place resize", func() {
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
 
 			By("a second pod takes all but 50m of the node's unrequested CPU")
-			node, free := unrequestedCPU(ctx, tl.Pod().Spec.NodeName)
-			if free < 100 {
-				Skip(fmt.Sprintf("node %s has %dm CPU unrequested; a pod holding it needs at least 50m", node.Name, free))
+			// What the node has left, as the API shows it: between counting the pods that
+			// are being deleted (earlier specs' namespaces) and not, since the kubelet
+			// stops counting each once it has terminated. The ask is above the most the
+			// kubelet can see free (50m and those pods' share) and below what the holder's
+			// deletion frees.
+			node, free, uncertain := unrequestedCPU(ctx, tl.Pod().Spec.NodeName)
+			more := 100 + uncertain
+			if free-50 < more {
+				Skip(fmt.Sprintf("node %s has %dm CPU unrequested (%dm of it held by pods being deleted); a Deferred ask needs more", node.Name, free, uncertain))
 			}
 			holder := shellPod("holder", corev1.RestartPolicyAlways, stopsOnTerm)
 			holder.Spec.NodeSelector = map[string]string{corev1.LabelHostname: node.Labels[corev1.LabelHostname]}
@@ -155,9 +161,10 @@ var _ = Describe("In-place resize", func() {
 			holderTL := env.Run(ctx, ns, holder)
 			Eventually(holderTL.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
 
-			By("asking for 100m more than the node has left: Deferred")
+			By("asking for more than the node has left: Deferred")
+			want := resource.NewMilliQuantity(100+more, resource.DecimalSI).String()
 			Expect(resizeContainers(ctx, ns, pod.Name, map[string]corev1.ResourceRequirements{"main": {
-				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200m")}}})).To(Succeed())
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(want)}}})).To(Succeed())
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(resizeDecisionBound).Should(
 				HaveCondition(corev1.PodResizePending, corev1.ConditionTrue, corev1.PodReasonDeferred))
 
@@ -167,7 +174,7 @@ var _ = Describe("In-place resize", func() {
 			// min) is not waited for. A kubelet that never retries keeps the pod Deferred.
 			deleted := time.Now()
 			deletePod(ctx, ns, holder.Name, nil)
-			Eventually(appliedRequest(tl, "main", corev1.ResourceCPU)).WithContext(ctx).WithTimeout(terminationBound + resizeActuationBound).Should(Equal("200m"))
+			Eventually(appliedRequest(tl, "main", corev1.ResourceCPU)).WithContext(ctx).WithTimeout(terminationBound + resizeActuationBound).Should(Equal(want))
 			Expect(tl.Pod()).NotTo(HaveCondition(corev1.PodResizePending, corev1.ConditionTrue, ""))
 			Expect(tl.Pod()).To(HaveContainerRestarts("main", 0))
 			AddReportEntry("deferred resize applied", fmt.Sprintf("%s after the holder's delete; conditions seen: %v",
@@ -369,16 +376,18 @@ func inProgressSeen(tl *observe.Timeline) bool {
 	return p != nil
 }
 
-// unrequestedCPU is the node and its allocatable CPU less the requests of the pods
-// bound to it that have not ended, in millicores: what its kubelet has left to
-// allocate to a resize.
-func unrequestedCPU(ctx SpecContext, nodeName string) (*corev1.Node, int64) {
+// unrequestedCPU is the node, its allocatable CPU less the requests of the pods bound
+// to it that have not ended, in millicores (what its kubelet has left to allocate to
+// a resize, at the least), and how much of those requests is of pods being deleted
+// (which the kubelet no longer counts once it has terminated them).
+func unrequestedCPU(ctx SpecContext, nodeName string) (*corev1.Node, int64, int64) {
 	GinkgoHelper()
 	node, err := env.Client.CoreV1().Nodes().Get(ctx, nodeName, metav1.GetOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	pods, err := env.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", nodeName).String()})
 	Expect(err).NotTo(HaveOccurred())
 	free := node.Status.Allocatable.Cpu().MilliValue()
+	var deleting int64
 	for i := range pods.Items {
 		p := &pods.Items[i]
 		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
@@ -386,6 +395,9 @@ func unrequestedCPU(ctx SpecContext, nodeName string) (*corev1.Node, int64) {
 		}
 		requests := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})
 		free -= requests.Cpu().MilliValue()
+		if p.DeletionTimestamp != nil {
+			deleting += requests.Cpu().MilliValue()
+		}
 	}
-	return node, free
+	return node, free, deleting
 }

@@ -100,3 +100,18 @@ func (e *Env) Release(ctx context.Context, ns, name string) {
 		Fail("removing the finalizer of " + ns + "/" + name + ": " + err.Error())
 	}
 }
+
+// ConditionOf is p's condition of type t; it fails the spec when p has none.
+func ConditionOf(p *corev1.Pod, t corev1.PodConditionType) corev1.PodCondition {
+	GinkgoHelper()
+	if p == nil {
+		Fail(fmt.Sprintf("no pod to read the %s condition of", t))
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == t {
+			return c
+		}
+	}
+	Fail(fmt.Sprintf("pod %s has no %s condition: %s", p.Name, t, observe.SummarizePod(p)))
+	return corev1.PodCondition{}
+}

@@ -125,8 +125,8 @@ var _ = Describe("Declared features", func() {
 		tl := env.Run(ctx, ns, rejected)
 		// Rejected (Failed) or run without the rule (Running): the page says both, and the
 		// kubelet's answer comes within its admission, seconds after the bind.
-		Eventually(func() corev1.PodPhase { return phaseOf(tl.Pod()) }).WithContext(ctx).WithTimeout(30*time.Second).
-			Should(BeElementOf(corev1.PodFailed, corev1.PodRunning), "the kubelet of %s neither rejected nor ran the pod:\n%s", lacking[0], tl)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(30*time.Second).
+			Should(SatisfyAny(HavePhase(corev1.PodFailed), HavePhase(corev1.PodRunning)), "the kubelet of %s neither rejected nor ran the pod:\n%s", lacking[0], tl)
 		suite.Answer(drift.Question[corev1.PodPhase]{
 			Topic:    "a kubelet without a feature a pod needs",
 			Claims:   map[string]corev1.PodPhase{"rejects-the-pod": corev1.PodFailed, "ignores-the-rule": corev1.PodRunning},
@@ -279,12 +279,4 @@ func podScheduled(p *corev1.Pod) corev1.PodCondition {
 		}
 	}
 	return corev1.PodCondition{}
-}
-
-// phaseOf is the pod's phase; "" before the watch has seen the pod.
-func phaseOf(p *corev1.Pod) corev1.PodPhase {
-	if p == nil {
-		return ""
-	}
-	return p.Status.Phase
 }

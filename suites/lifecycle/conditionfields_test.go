@@ -51,7 +51,7 @@ var _ = Describe("Pod condition fields", func() {
 			for _, u := range unmet {
 				p := u.tl.Pod()
 				Expect(p).To(HaveCondition(u.t, corev1.ConditionFalse, u.reason), "PC-1: the reason of %s", u.t)
-				c := conditionOf(p, u.t)
+				c := suite.ConditionOf(p, u.t)
 				Expect(c.Message).NotTo(BeEmpty(), "PC-1: %s False (%s) carries a message", u.t, c.Reason)
 				Expect(c.Message).To(ContainSubstring(u.names), "PC-1: the message of %s gives the details", u.t)
 			}
@@ -121,15 +121,3 @@ var _ = Describe("Pod condition fields", func() {
 			Expect(set).To(BeEmpty(), "PC-1: the lifecycle conditions' lastProbeTime, null in the pages' output:\n%s", tl)
 		})
 })
-
-// conditionOf is p's condition of type t; it fails the spec when there is none.
-func conditionOf(p *corev1.Pod, t corev1.PodConditionType) corev1.PodCondition {
-	GinkgoHelper()
-	for _, c := range p.Status.Conditions {
-		if c.Type == t {
-			return c
-		}
-	}
-	Fail(fmt.Sprintf("pod %s has no %s condition: %s", p.Name, t, observe.SummarizePod(p)))
-	return corev1.PodCondition{}
-}

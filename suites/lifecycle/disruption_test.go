@@ -25,9 +25,9 @@ const stopsOnTerm = `trap "exit 0" TERM; while true; do sleep 0.2; done`
 // (cluster-scoped, named <namespace>-low and -high, deleted by DeferCleanup), both are
 // Disruptive. The PodGC spec disturbs no node and runs beside anything.
 var _ = Describe("DisruptionTarget", func() {
-	// The last taintUpdateBound is the cleanup that takes the taint off again: it runs
+	// The last TaintUpdateBound is the cleanup that takes the taint off again: it runs
 	// within the spec's deadline, and a node left tainted would evict later specs' pods.
-	It("is added with reason DeletionByTaintManager to a pod that does not tolerate a NoExecute taint", Serial, Label("PC-8", suite.Disruptive), suite.Timeout(podStartBound, taintUpdateBound, 10*time.Second, terminationBound, taintUpdateBound), func(ctx SpecContext) {
+	It("is added with reason DeletionByTaintManager to a pod that does not tolerate a NoExecute taint", Serial, Label("PC-8", suite.Disruptive), suite.Timeout(podStartBound, suite.TaintUpdateBound, 10*time.Second, terminationBound, suite.TaintUpdateBound), func(ctx SpecContext) {
 		env.Require(facts.SchedulableNodes(2))
 		ns := env.Namespace(ctx)
 		pod := env.Hold(ns, shellPod("tainted-out", corev1.RestartPolicyAlways, stopsOnTerm))
@@ -36,19 +36,7 @@ var _ = Describe("DisruptionTarget", func() {
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
 		node := tl.Pod().Spec.NodeName
 
-		taint := corev1.Taint{Key: "podlifecycle.io/evict", Value: ns, Effect: corev1.TaintEffectNoExecute}
-		setTaints(ctx, node, func(ts []corev1.Taint) []corev1.Taint { return append(ts, taint) })
-		DeferCleanup(func(ctx SpecContext) {
-			setTaints(ctx, node, func(ts []corev1.Taint) []corev1.Taint {
-				var out []corev1.Taint
-				for _, t := range ts {
-					if t.Key != taint.Key {
-						out = append(out, t)
-					}
-				}
-				return out
-			})
-		})
+		env.AddTaint(ctx, node, corev1.Taint{Key: "podlifecycle.io/evict", Value: ns, Effect: corev1.TaintEffectNoExecute})
 		// The taint manager acts on the node update at once; 10 s covers its queue.
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(10 * time.Second).Should(
 			HaveCondition(corev1.DisruptionTarget, corev1.ConditionTrue, "DeletionByTaintManager"))
@@ -108,23 +96,6 @@ var _ = Describe("DisruptionTarget", func() {
 				WithTimeout(10*time.Second).Should(BeTrue(), "TM-14: PodGC deletes the orphan after marking it Failed")
 		})
 })
-
-// taintUpdateBound: a node update that conflicts with the kubelet's own status
-// updates is retried; 10 s covers a few retries.
-const taintUpdateBound = 10 * time.Second
-
-func setTaints(ctx SpecContext, node string, change func([]corev1.Taint) []corev1.Taint) {
-	GinkgoHelper()
-	Eventually(func(ctx SpecContext) error {
-		n, err := env.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		n.Spec.Taints = change(n.Spec.Taints)
-		_, err = env.Client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
-		return err // a conflict with the kubelet's own update is retried
-	}).WithContext(ctx).WithTimeout(taintUpdateBound).Should(Succeed())
-}
 
 func priorityClass(ctx SpecContext, name string, value int32) string {
 	GinkgoHelper()

@@ -71,7 +71,7 @@ var _ = Describe("In-place resize", func() {
 			// A broken kubelet shows no condition (or clears it) while the limit stays 96Mi.
 			Expect(resizeContainers(ctx, ns, pod.Name, map[string]corev1.ResourceRequirements{"main": memoryOnly("32Mi")})).To(Succeed())
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(resizeActuationBound).Should(HaveCondition(corev1.PodResizeInProgress, corev1.ConditionTrue, corev1.PodReasonError))
-			failed := conditionOf(tl.Pod(), corev1.PodResizeInProgress)
+			failed := suite.ConditionOf(tl.Pod(), corev1.PodResizeInProgress)
 			Expect(failed.Message).NotTo(BeEmpty(), "PC-9: the error is reported in the message:\n%s", tl)
 			Expect(appliedLimit(tl, "main", corev1.ResourceMemory)()).To(Equal("96Mi"), "the limit the container could not take was not applied")
 			AddReportEntry("PodResizeInProgress (Error)", failed.Message)
@@ -246,7 +246,7 @@ func resizeBeyondNode(ctx SpecContext, tl *observe.Timeline, ns, name string) (o
 	Eventually(tl.Pod).WithContext(ctx).WithTimeout(resizeDecisionBound).Should(
 		HaveCondition(corev1.PodResizePending, corev1.ConditionTrue, corev1.PodReasonInfeasible),
 		"PC-9: accepted by the API server, a resize beyond the node is pending as Infeasible:\n%s", tl)
-	return resizeInfeasible, conditionOf(tl.Pod(), corev1.PodResizePending).Message
+	return resizeInfeasible, suite.ConditionOf(tl.Pod(), corev1.PodResizePending).Message
 }
 
 // podLevelResizeOff is where a pod-level resize must be refused, and how: any node when

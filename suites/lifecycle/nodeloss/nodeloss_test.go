@@ -79,7 +79,7 @@ var _ = Describe("A node whose kubelet stops answering", Label("Slow", suite.Dis
 			By("PC-14: the pod that tolerates it for 10 s is evicted with DisruptionTarget (DeletionByTaintManager) once that has run out, not before")
 			Eventually(short.Pod).WithContext(ctx).WithTimeout(evictBy).
 				Should(HaveCondition(corev1.DisruptionTarget, corev1.ConditionTrue, "DeletionByTaintManager"))
-			evicted := condition(short.Pod(), corev1.DisruptionTarget).LastTransitionTime.Sub(lost.TimeAdded.Time)
+			evicted := suite.ConditionOf(short.Pod(), corev1.DisruptionTarget).LastTransitionTime.Sub(lost.TimeAdded.Time)
 			AddReportEntry("taint added → eviction (ms)", evicted.Milliseconds())
 			Expect(evicted).To(And(BeNumerically(">=", evictNotBefore), BeNumerically("<=", evictBy)),
 				"PC-14: evicted %s after the taint; tolerationSeconds %d", evicted, shortToleration)
@@ -124,10 +124,10 @@ var _ = Describe("A node whose kubelet stops answering", Label("Slow", suite.Dis
 			Consistently(terminating.Pod).WithContext(ctx).WithTimeout(podGCBound).Should(Not(BeNil()),
 				"TM-20: without out-of-service the pod stays Terminating while its kubelet is away")
 			outOfService := corev1.Taint{Key: corev1.TaintNodeOutOfService, Value: "nodeshutdown", Effect: corev1.TaintEffectNoExecute}
-			addTaint(ctx, node, outOfService)
+			env.AddTaint(ctx, node, outOfService)
 			Eventually(terminating.Pod).WithContext(ctx).WithTimeout(podGCBound).Should(BeNil(), "TM-20: PodGC deletes the terminating pod")
 			Expect(terminating.Phases()).To(ContainElement(corev1.PodFailed), "TM-20: PodGC marks it Failed before it deletes it:\n%s", terminating)
-			removeTaint(ctx, node, outOfService)
+			env.RemoveTaint(ctx, node, outOfService)
 
 			By("KR-1: the kubelet comes back and finds the pod's container still running, not restarted")
 			startKubelet(ctx, node)
@@ -227,44 +227,6 @@ func startKubelet(ctx SpecContext, node string) {
 	}).WithContext(ctx).WithTimeout(nodeBackBound).WithPolling(time.Second).Should(Equal(corev1.ConditionTrue), "node %s Ready again", node)
 }
 
-// addTaint puts t on the node; DeferCleanup takes it off again, however the spec ends.
-func addTaint(ctx SpecContext, node string, t corev1.Taint) {
-	GinkgoHelper()
-	updateTaints(ctx, node, func(ts []corev1.Taint) []corev1.Taint { return append(withoutTaint(ts, t), t) })
-	DeferCleanup(func(ctx SpecContext) { removeTaint(ctx, node, t) })
-}
-
-// removeTaint takes the taint of t's key and effect off the node.
-func removeTaint(ctx SpecContext, node string, t corev1.Taint) {
-	GinkgoHelper()
-	updateTaints(ctx, node, func(ts []corev1.Taint) []corev1.Taint { return withoutTaint(ts, t) })
-}
-
-func withoutTaint(ts []corev1.Taint, t corev1.Taint) []corev1.Taint {
-	var out []corev1.Taint
-	for _, old := range ts {
-		if old.Key != t.Key || old.Effect != t.Effect {
-			out = append(out, old)
-		}
-	}
-	return out
-}
-
-// updateTaints changes the node's taints, retrying a conflict with the node lifecycle
-// controller's own update; 10 s covers a few retries.
-func updateTaints(ctx SpecContext, node string, change func([]corev1.Taint) []corev1.Taint) {
-	GinkgoHelper()
-	Eventually(func(ctx SpecContext) error {
-		n, err := env.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		n.Spec.Taints = change(n.Spec.Taints)
-		_, err = env.Client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
-		return err
-	}).WithContext(ctx).WithTimeout(10 * time.Second).Should(Succeed())
-}
-
 func readyOf(n *corev1.Node) corev1.ConditionStatus {
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
@@ -281,18 +243,6 @@ func taintOf(n *corev1.Node, key string, effect corev1.TaintEffect) *corev1.Tain
 		}
 	}
 	return nil
-}
-
-func condition(p *corev1.Pod, t corev1.PodConditionType) corev1.PodCondition {
-	GinkgoHelper()
-	Expect(p).NotTo(BeNil())
-	for _, c := range p.Status.Conditions {
-		if c.Type == t {
-			return c
-		}
-	}
-	Fail(fmt.Sprintf("pod %s has no %s condition", p.Name, t))
-	return corev1.PodCondition{}
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -49,8 +49,8 @@ var _ = Describe("A pod the kubelet evicts under node memory pressure", Label(su
 			ns := env.Namespace(ctx)
 			tl := env.Run(ctx, ns, filler(node.Name, fillMiB))
 			By("the node comes under memory pressure and the kubelet evicts the pod")
-			Eventually(func() corev1.PodPhase { return phaseOf(tl.Pod()) }).WithContext(ctx).WithTimeout(podStartBound+evictionBound).
-				Should(BeElementOf(corev1.PodSucceeded, corev1.PodFailed),
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+evictionBound).
+				Should(SatisfyAny(HavePhase(corev1.PodSucceeded), HavePhase(corev1.PodFailed)),
 					"PC-8: the pod that filled %d MiB on %s (allocatable %s) was not evicted:\n%s", fillMiB, node.Name, n.Status.Allocatable.Memory(), tl)
 			evicted := tl.Pod()
 
@@ -59,7 +59,7 @@ var _ = Describe("A pod the kubelet evicts under node memory pressure", Label(su
 				"PC-8: a pod evicted by its kubelet for node pressure:\n%s", tl)
 			// The premise, in the kubelet's own words: it evicted the pod because the node
 			// was low on memory, not for anything the pod did against its own limits.
-			disruption := condition(evicted, corev1.DisruptionTarget)
+			disruption := suite.ConditionOf(evicted, corev1.DisruptionTarget)
 			Expect(disruption.Message).To(HavePrefix("The node was low on resource: memory."), "PC-8: the kubelet's reason for the eviction:\n%s", tl)
 			n, err = env.Client.CoreV1().Nodes().Get(ctx, node.Name, metav1.GetOptions{})
 			Expect(err).NotTo(HaveOccurred())
@@ -106,23 +106,4 @@ func memoryPressure(n *corev1.Node) corev1.ConditionStatus {
 		}
 	}
 	return ""
-}
-
-func condition(p *corev1.Pod, t corev1.PodConditionType) corev1.PodCondition {
-	GinkgoHelper()
-	for _, c := range p.Status.Conditions {
-		if c.Type == t {
-			return c
-		}
-	}
-	Fail(fmt.Sprintf("pod %s has no %s condition", p.Name, t))
-	return corev1.PodCondition{}
-}
-
-// phaseOf is the pod's phase; "" before the watch has seen the pod.
-func phaseOf(p *corev1.Pod) corev1.PodPhase {
-	if p == nil {
-		return ""
-	}
-	return p.Status.Phase
 }

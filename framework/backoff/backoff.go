@@ -123,6 +123,23 @@ func Loop(expected, measured []time.Duration) (sum LoopSum, ok bool) {
 	return sum, sum.Documented > 0
 }
 
+// Fits reports whether measured delays fit expected ones under the whole model: each
+// delay within Bounds, and the loop within Loop's limit where that applies. It is
+// the predicate a spec uses to tell which of two expected sequences a loop follows
+// before it asserts one (crashloop.CheckDelays asserts the same rules one by one).
+func Fits(expected, measured []time.Duration) bool {
+	if len(measured) < len(expected) {
+		return false
+	}
+	for i, b := range expected {
+		if !Within(measured[i], b) {
+			return false
+		}
+	}
+	sum, ok := Loop(expected, measured)
+	return !ok || sum.Within()
+}
+
 // Within reports whether the loop is closer to the documented delays than to doubled ones.
 func (l LoopSum) Within() bool { return l.Measured <= l.Limit }
 

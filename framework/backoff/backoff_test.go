@@ -187,3 +187,32 @@ func TestJittered(t *testing.T) {
 		t.Errorf("the 8 s delay measured 12 s: jittered = %v, want [4]", got)
 	}
 }
+
+// Fits takes the documented delays, and not ones that skip the first backoff (a probe
+// kill's extra immediate restart) nor ones a good fraction longer over the loop.
+func TestFits(t *testing.T) {
+	ms := func(v ...int) []time.Duration {
+		out := make([]time.Duration, len(v))
+		for i, x := range v {
+			out[i] = time.Duration(x) * time.Millisecond
+		}
+		return out
+	}
+	documented := Expected(10*time.Second, 300*time.Second, 4) // 0, 10, 20, 40 s
+	shifted := append([]time.Duration{0}, Expected(10*time.Second, 300*time.Second, 3)...)
+	for _, c := range []struct {
+		name     string
+		expected []time.Duration
+		measured []time.Duration
+		want     bool
+	}{
+		{"documented", documented, ms(300, 10400, 20900, 41500), true},
+		{"an immediate restart more", documented, ms(166, 483, 14578, 26308), false},
+		{"the same, against the shifted sequence", shifted, ms(166, 483, 14578, 26308), true},
+		{"too few delays", documented, ms(300, 10400), false},
+	} {
+		if got := Fits(c.expected, c.measured); got != c.want {
+			t.Errorf("%s: Fits = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -37,18 +37,6 @@ func (r Row) PartNote() string {
 	if len(r.Unmeasured) == 0 {
 		return ""
 	}
-	var kinds []string
-	n := map[Verdict]int{}
-	for _, p := range r.Unmeasured {
-		if n[p.Verdict] == 0 {
-			kinds = append(kinds, p.Verdict.String())
-		}
-		n[p.Verdict]++
-	}
-	how := kinds[0]
-	if len(kinds) > 1 {
-		how = "not measured"
-	}
 	var which []string
 	for _, p := range r.Unmeasured {
 		item := p.Text
@@ -57,7 +45,20 @@ func (r Row) PartNote() string {
 		}
 		which = append(which, item)
 	}
-	return fmt.Sprintf("%d of %d parts %s: %s", len(r.Unmeasured), r.Parts, how, strings.Join(which, "; "))
+	return r.partCount() + ": " + strings.Join(which, "; ")
+}
+
+// partCount is "2 of 7 parts not run": how many parts measured nothing, and how
+// (skipped, not run, or "not measured" where they differ).
+func (r Row) partCount() string {
+	how := r.Unmeasured[0].Verdict.String()
+	for _, p := range r.Unmeasured[1:] {
+		if p.Verdict != r.Unmeasured[0].Verdict {
+			how = "not measured"
+			break
+		}
+	}
+	return fmt.Sprintf("%d of %d parts %s", len(r.Unmeasured), r.Parts, how)
 }
 
 // VerdictText is the statement's verdict, with its unmeasured parts counted:
@@ -66,8 +67,7 @@ func (r Row) VerdictText() string {
 	if !r.InPart() {
 		return r.Verdict.String()
 	}
-	note, _, _ := strings.Cut(r.PartNote(), ":")
-	return r.Verdict.String() + ", " + note
+	return r.Verdict.String() + ", " + r.partCount()
 }
 
 // Count is a verdict, how many statements have it, and how many of those have it in

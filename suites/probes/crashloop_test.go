@@ -88,14 +88,14 @@ var _ = Describe("A probe that keeps failing", suite.LongRunning, Label("PR-10",
 				Topic:      "a probe's kills get one immediate restart more than a crash",
 				Docs:       "restarts follow the crash-loop backoff: the first at once, then 10 s, 20 s, …",
 				Documented: true,
-				Measured:   fitsDelays(documented, measured),
+				Measured:   backoff.Fits(documented, measured),
 				Evidence:   fmt.Sprintf("delays from each kill to the next start %v; the pages' %v; %v with one more immediate restart\n%s", measured, documented, shifted, tl),
 				Reproducer: suite.Reproducer(probeKilled(node, set), "any node with the default backoff"),
 			})
 			// The delays from each kill (the "exit" marker) to the next start, each within
 			// backoff.Bounds and the loop within backoff.Loop; RS-8 on the watch record.
 			expected := documented
-			if !fitsDelays(documented, measured) && fitsDelays(shifted, measured) {
+			if !backoff.Fits(documented, measured) && backoff.Fits(shifted, measured) {
 				expected = shifted
 			}
 			crashloop.CheckDelays(tl, what, expected, measured)
@@ -110,15 +110,3 @@ var _ = Describe("A probe that keeps failing", suite.LongRunning, Label("PR-10",
 			func(c *corev1.Container, p *corev1.Probe) { c.StartupProbe = p }),
 	)
 })
-
-// fitsDelays reports whether measured delays fit expected ones under the tolerance
-// model (framework/backoff), one by one and over the whole loop.
-func fitsDelays(expected, measured []time.Duration) bool {
-	for i, b := range expected {
-		if !backoff.Within(measured[i], b) {
-			return false
-		}
-	}
-	sum, ok := backoff.Loop(expected, measured)
-	return !ok || sum.Within()
-}

@@ -76,7 +76,7 @@ REPORT_JSON ?= e2e.json
 # Wall time of each phase of the last make e2e: image build, each suite, the report.
 PHASES = $(ARTIFACTS)/phases.txt
 
-.PHONY: test e2e images report report-screenshots runner-image runner-job clean $(addprefix e2e-,$(ALL_SUITES))
+.PHONY: test e2e images mutants report report-screenshots runner-image runner-job clean $(addprefix e2e-,$(ALL_SUITES))
 
 # go vet ./... runs every vet analyzer over every package and its tests; go test's own
 # vet would run a subset of them again, and with its different analyzer set compute
@@ -184,6 +184,16 @@ e2e: images
 # restart/profiles; e2e-termination: termination and termination/gated).
 $(addprefix e2e-,$(ALL_SUITES)): e2e-%: images
 	$(call run_suites,$(subst /,-,$*),./suites/$*/...)
+
+# The kill matrix (not part of make e2e): each kubelet patch of images/mutants/ built
+# from the v1.37.2 source (images/mutants.sh), put into the workers of the kept kind
+# clusters, and the specs of the statements it names run against it, after the stock
+# kubelet through the same machinery (framework/mutants/cmd/mutants). ONLY=12,13
+# runs those mutants again and keeps the other rows. The matrix:
+# $(ARTIFACTS)/mutants/kill-matrix.{json,md}, and in report.html.
+ONLY ?=
+mutants: images
+	go run ./framework/mutants/cmd/mutants -out $(ARTIFACTS)/mutants -suites '$(filter-out lifecycle/nodeloss,$(SUITES))' $(if $(ONLY),-only '$(ONLY)' -reuse-stock)
 
 # Writes report.html and report.md again from the saved artifacts of the last run.
 report:

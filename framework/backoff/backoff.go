@@ -15,32 +15,43 @@ import (
 
 // Tolerance model of a measured restart delay d (exit of instance n, as the
 // container's last marker, to the start of instance n+1, as its first marker; both
-// from the host clock, in milliseconds) for a backoff b, from the v1.37.2 kubelet:
-//   - early: the kubelet restarts only once now − finishedAt ≥ b (flowcontrol.Backoff
-//     IsInBackOffSince), and finishedAt comes after the exit marker; only the marker's
-//     own latency (fork of adjtimex+awk, a few ms) can make d look shorter: 100 ms.
-//   - late: the kubelet notices the exit within its PLEG relist period (1 s,
-//     Detection); the sync that finds the container in backoff requeues the pod worker
-//     at wait.Jitter(remaining, 0.5) (pod_workers.go completeWork,
-//     workerBackOffPeriodJitterFactor = 0.5), i.e. up to 1.5 × b after the exit, or at
-//     once when the backoff has already run out by then (b ≤ Detection: the first
-//     restart, short backoffs); a remaining time over the 1 min resync interval is
-//     first cut to it, which only shortens the wait. Then containerd creates and starts
-//     the container and the shell writes its marker, 0.2–1.5 s on a 2-core machine:
-//     StartLatency = 3 s. So d ≤ max(1.5·b, Detection) + StartLatency.
+// from the host clock, in milliseconds) for a backoff b, from the v1.37.2 kubelet.
 //
-// The docs give the delays as exact doublings; the jitter is reported as drift with
-// the measured values.
+// The backoff and the pod worker's requeue are two things. The backoff (the
+// documented delay) is the time before which the kubelet refuses to start the
+// container again: a sync restarts it only once now − finishedAt ≥ b
+// (flowcontrol.Backoff IsInBackOffSince). The requeue decides when the kubelet next
+// syncs a pod it left alone: wait.Jitter(remaining, 0.5) after a sync that found the
+// container in backoff (pod_workers.go completeWork, workerBackOffPeriodJitterFactor
+// = 0.5), up to 50 % of the backoff late. Any update of the pod is synced at once
+// instead (an annotation change is an update: config.podsDifferSemantically; the pod
+// worker takes it as soon as it is idle: UpdatePod). So the crash loops are paced: the
+// spec updates an annotation of the pod every Pace while the loop runs
+// (crashloop.MeasureLoop), and the restart comes at the first sync after the backoff
+// ran out, the requeue jitter out of the measurement. (The jitter itself, what a pod
+// left alone sees, is measured by one spec of its own: RequeueJitter.)
+//
+//   - early: finishedAt comes after the exit marker; only the marker's own latency
+//     (fork of adjtimex+awk, a few ms) can make d look shorter: 100 ms.
+//   - late: the kubelet sees the exit within its PLEG relist period (1 s,
+//     Detection), which matters only where b is shorter; the backoff runs out, and the
+//     next paced update reaches the kubelet within Pace + SyncLatency (the watch's
+//     delivery and the sync reaching the container); then containerd creates and
+//     starts the container and the shell writes its marker, 0.2–1.5 s on a 2-core
+//     machine: StartLatency = 3 s for one start. So
+//     d ≤ max(b, Detection) + Pace + SyncLatency + StartLatency.
 const (
-	EarlyTolerance = 100 * time.Millisecond
-	Detection      = time.Second
-	StartLatency   = 3 * time.Second
-	RequeueJitter  = 0.5
+	EarlyTolerance      = 100 * time.Millisecond
+	Detection           = time.Second
+	Pace                = 250 * time.Millisecond
+	SyncLatency         = 250 * time.Millisecond
+	StartLatency        = 3 * time.Second
+	RequeueJitterFactor = 0.5
 )
 
-// LateTolerance is how much longer than b a delay may be.
+// LateTolerance is how much longer than b a single delay may be.
 func LateTolerance(b time.Duration) time.Duration {
-	return max(time.Duration(float64(b)*RequeueJitter), Detection-b) + StartLatency
+	return max(b, Detection) - b + Pace + SyncLatency + StartLatency
 }
 
 // Bounds is the range the model allows a delay measured for backoff b.
@@ -54,8 +65,8 @@ func Within(measured, b time.Duration) bool {
 	return measured >= lo && measured <= hi
 }
 
-// Budget is the longest a crash loop with these delays may take under the model: the
-// sum of their upper bounds (the runs themselves are instant).
+// Budget is the longest a paced crash loop with these delays may take under the
+// model: the sum of their upper bounds (the runs themselves are instant).
 func Budget(expected []time.Duration) time.Duration {
 	var total time.Duration
 	for _, b := range expected {
@@ -65,42 +76,51 @@ func Budget(expected []time.Duration) time.Duration {
 	return total
 }
 
-// Whole-loop model: telling b from 2·b. One delay cannot tell them apart for small b:
-// the late bound above lets 1.5·b plus a second of detection and the start latency
-// through, which is more than 2·b for b ≤ 6 s. Over a crash loop the overhead that
-// blurs a single delay is measured instead of assumed: the first restart has no
-// backoff (Expected's leading 0), so its delay o₀ is what the kubelet takes to notice
-// the exit (a phase of its 1 s relist clock) and start the container again. A later
-// restart pays the same, and one piece more: the pod worker's requeued sync is picked
-// up by the kubelet's 1 s sync ticker (SyncTick), 0–1 s later, while the first restart
-// is driven by the relist event itself. With o₀ taken off each delay of backoff
-// b > 0, over the n such delays of a loop
-//
-//	Σ(d − o₀) = Σb + Σjitter + Σtick + Σ(spread),  0 ≤ jitter < RequeueJitter·b,
-//	                                               0 ≤ tick < SyncTick,
-//
-// and a kubelet that waited 2·b would give about Σb more. The loop passes when
-//
-//	Σ(d − o₀) ≤ (1 + RequeueJitter)·Σb + n·SyncTick/2:
-//
-// the documented delays, plus the most jitter the pod worker may add (each draw is
-// uniform, so the sum is near a quarter of Σb, not a half), plus the ticks' mean. A
-// doubled backoff exceeds it by about (1 − RequeueJitter)·Σb on average, and the
-// documented one stays below it by as much: the rule sits between the two. A delay
-// whose expected value is 0 is not summed: it is checked on its own bounds.
-//
-// Measured on this project's clusters (2 cores), Σ(d − o₀) against the limit:
-// max-2s (4 × 2 s) 7.6 s and 10.1 s ≤ 14 s (doubled: 15.6 s, 18.1 s); 1 s doubling to
-// 16 s 32.6 s ≤ 49 s (doubled 63.6 s); 10–40 s 79.4 s ≤ 106.5 s (doubled 149.4 s).
-const SyncTick = time.Second
+// UnpacedBudget is Budget for a loop left alone: each delay up to 1.5·b late, plus
+// the sync ticker's second (the requeue is picked up by the kubelet's 1 s ticker).
+func UnpacedBudget(expected []time.Duration) time.Duration {
+	var total time.Duration
+	for _, b := range expected {
+		_, hi := Bounds(b)
+		total += hi + time.Duration(float64(b)*RequeueJitterFactor) + SyncTick
+	}
+	return total
+}
 
-// LoopSum is the whole-loop check of one crash loop.
+// Whole-loop model: telling the documented delays from delays a fraction longer. One
+// delay cannot: a single start may take seconds on a loaded machine, more than 10 %
+// of a 10 s backoff. Over a paced loop the start cost is measured instead of assumed:
+// the first restart has no backoff (Expected's leading 0), so its delay o₀ is what
+// the kubelet takes to notice the exit (a phase of its 1 s relist clock) and start
+// the container again: o₀ = det₀ + L₀. A later restart of backoff b ≥ Detection
+// comes at d = b + w + s + L, with w < Pace the wait for the next paced update, s <
+// SyncLatency, and L the start, within StartSpread of L₀. So, over the n delays of a
+// loop with b > 0 (b below Detection counted as Detection),
+//
+//	Σ(d − b − o₀) = Σw + Σs + Σ(L − L₀) − n·det₀ ≤ n·(Pace + SyncLatency + StartSpread),
+//
+// and it is at least −n·(Detection + StartSpread). A kubelet whose delays are all a
+// fraction f longer adds f·Σb: the loop tells it for certain when f·Σb exceeds the
+// width of that range (LoopSum.Resolution: 11 % for the default 10–20–40 s loop, 40 %
+// for the reduced decay's 1–2–4–8–16 s, whose Σb is short), and a stock one stays
+// within it. Delays a fraction shorter fail its floor the same way, and a delay
+// shorter than its backoff by more than the loop's overhead fails its own early
+// bound, which is exact. A delay whose expected value is 0 is not summed: it is
+// checked on its own bounds.
+const (
+	StartSpread = 500 * time.Millisecond
+	// SyncTick is the kubelet's sync ticker period: a requeued pod is synced at the
+	// next tick after its requeue time (unpaced loops only).
+	SyncTick = time.Second
+)
+
+// LoopSum is the whole-loop check of one paced crash loop.
 type LoopSum struct {
 	Overhead   time.Duration // o₀: the first restart's delay, measured
 	Documented time.Duration // Σb over the delays with b > 0
-	Measured   time.Duration // Σ(d − o₀) over the same delays
+	Measured   time.Duration // Σ(d − max(b, Detection) − o₀) over the same delays
 	Delays     int           // n: the delays with b > 0
-	Limit      time.Duration // (1 + RequeueJitter)·Σb + n·SyncTick/2
+	Limit      time.Duration // n·(Pace + SyncLatency + StartSpread)
 }
 
 // Loop applies the whole-loop model to measured delays of a loop whose documented
@@ -117,10 +137,33 @@ func Loop(expected, measured []time.Duration) (sum LoopSum, ok bool) {
 		}
 		sum.Delays++
 		sum.Documented += b
-		sum.Measured += measured[i+1] - sum.Overhead
+		sum.Measured += measured[i+1] - max(b, Detection) - sum.Overhead
 	}
-	sum.Limit = time.Duration(float64(sum.Documented)*(1+RequeueJitter)) + time.Duration(sum.Delays)*SyncTick/2
+	sum.Limit = time.Duration(sum.Delays) * (Pace + SyncLatency + StartSpread)
 	return sum, sum.Documented > 0
+}
+
+// Within reports whether the loop's delays are the documented ones, neither longer
+// nor shorter: the sum between −n·(Detection + StartSpread) and Limit.
+func (l LoopSum) Within() bool { return l.Measured <= l.Limit && l.Measured >= -l.Floor() }
+
+// Floor is how far below zero a stock loop's sum may go: each delay's detection phase
+// (counted in o₀, not in later delays) and start spread.
+func (l LoopSum) Floor() time.Duration { return time.Duration(l.Delays) * (Detection + StartSpread) }
+
+// Resolution is the smallest fraction by which delays all longer (or all shorter)
+// than documented fail the loop for certain: the width of the range a stock loop's
+// sum may take (from −Floor to Limit) over Σb.
+func (l LoopSum) Resolution() float64 {
+	if l.Documented == 0 {
+		return 0
+	}
+	return float64(l.Limit+l.Floor()) / float64(l.Documented)
+}
+
+func (l LoopSum) String() string {
+	return fmt.Sprintf("first restart (overhead o₀) %dms; Σ(delay − b − o₀) %dms over %d delays of documented Σb %dms (allowed %d to %dms = %d·(%s pace + %s sync + %s start spread); delays all %.0f %% longer or shorter would fail)",
+		l.Overhead.Milliseconds(), l.Measured.Milliseconds(), l.Delays, l.Documented.Milliseconds(), -l.Floor().Milliseconds(), l.Limit.Milliseconds(), l.Delays, Pace, SyncLatency, StartSpread, 100*l.Resolution())
 }
 
 // Fits reports whether measured delays fit expected ones under the whole model: each
@@ -140,12 +183,44 @@ func Fits(expected, measured []time.Duration) bool {
 	return !ok || sum.Within()
 }
 
-// Within reports whether the loop is closer to the documented delays than to doubled ones.
-func (l LoopSum) Within() bool { return l.Measured <= l.Limit }
+// Jitter is what the pod worker's requeue adds to an unpaced loop (a pod left alone),
+// over the whole loop: Σ(d − b − o₀) over its n delays with b > 0. Without the jitter
+// that sum is at most n·(SyncTick + StartSpread) (the sync ticker picks the requeue up
+// within a second; starts vary by StartSpread); with it, the jitter adds
+// Σ U·RequeueJitterFactor·(b − det), uniform draws whose sum is about a quarter of Σb.
+// The verdict is decided over the loop, not by one draw: Visible when the sum exceeds
+// the no-jitter limit, which for the 10–20–40–80 s loop (Σb 150 s, limit 6 s) a stock
+// kubelet's draws miss with a probability of about 0.1 % (all four below 6 s together).
+type Jitter struct {
+	Excess, Limit time.Duration
+	Documented    time.Duration
+	Delays        int
+}
 
-func (l LoopSum) String() string {
-	return fmt.Sprintf("first restart (overhead o₀) %dms; Σ(delay − o₀) %dms over %d delays of documented Σb %dms (allowed ≤ %dms = %.1f·Σb + %d·%s/2)",
-		l.Overhead.Milliseconds(), l.Measured.Milliseconds(), l.Delays, l.Documented.Milliseconds(), l.Limit.Milliseconds(), 1+RequeueJitter, l.Delays, SyncTick)
+// RequeueJitter measures Jitter of an unpaced loop; ok as for Loop.
+func RequeueJitter(expected, measured []time.Duration) (j Jitter, ok bool) {
+	if len(expected) < 2 || len(measured) < len(expected) || expected[0] != 0 {
+		return Jitter{}, false
+	}
+	for i, b := range expected[1:] {
+		if b == 0 {
+			continue
+		}
+		j.Delays++
+		j.Documented += b
+		j.Excess += measured[i+1] - max(b, Detection) - measured[0]
+	}
+	j.Limit = time.Duration(j.Delays) * (SyncTick + StartSpread)
+	return j, j.Documented > 0
+}
+
+// Visible reports whether the loop carries more than the sync ticker and the start
+// spread explain: the requeue jitter.
+func (j Jitter) Visible() bool { return j.Excess > j.Limit }
+
+func (j Jitter) String() string {
+	return fmt.Sprintf("Σ(delay − b − o₀) %dms over %d delays of documented Σb %dms (%.0f %% of Σb; without the requeue jitter at most %dms = %d·(%s tick + %s start spread))",
+		j.Excess.Milliseconds(), j.Delays, j.Documented.Milliseconds(), 100*float64(j.Excess)/float64(max(j.Documented, 1)), j.Limit.Milliseconds(), j.Delays, SyncTick, StartSpread)
 }
 
 // Settings are the kubelet settings a crash loop's delays depend on, as the kubelet
@@ -272,23 +347,4 @@ func SettingsOf(node facts.Node) Settings {
 		MaxPeriodGate:      node.KubeletGates["KubeletCrashLoopBackOffMax"],
 		MaxPeriod:          node.MaxRestartPeriod(),
 	}
-}
-
-// Jittered lists the delays (by index) that the pod worker's requeue jitter visibly
-// lengthened: longer than b + o₀ (the loop's own overhead, its first restart) by more
-// than one relist period (Detection), which the overhead's phase alone cannot explain.
-// The docs give exact doublings; any such delay is drift, not a failure (the model
-// allows it).
-func Jittered(expected, measured []time.Duration) []int {
-	if len(expected) == 0 || len(measured) < len(expected) || expected[0] != 0 {
-		return nil
-	}
-	overhead := measured[0]
-	var out []int
-	for i, b := range expected {
-		if b > 0 && measured[i]-b-overhead > Detection {
-			out = append(out, i)
-		}
-	}
-	return out
 }

@@ -40,6 +40,8 @@ type Document struct {
 	Delays        []DelaysRef
 	Experiments   []ExperimentRef
 	Failures      []FailureRef
+	// KillMatrix: the last `make mutants`'s matrix, when the artifacts hold one.
+	KillMatrix *KillMatrix
 	// WallTime: from the first suite's start to the last one's end, summed over the
 	// Kubernetes versions of the run.
 	WallTime time.Duration

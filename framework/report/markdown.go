@@ -20,6 +20,7 @@ func WriteMarkdown(w io.Writer, doc Document) error {
 	mdFacts(ew, doc)
 	mdTimings(ew, doc)
 	mdFailures(ew, doc)
+	mdKillMatrix(ew, doc)
 	return ew.err
 }
 
@@ -130,6 +131,31 @@ func mdMatrix(w io.Writer, doc Document) {
 		if r.Statement.Note != "" {
 			fmt.Fprintf(w, "  - note: %s\n", r.Statement.Note)
 		}
+	}
+	fmt.Fprintln(w)
+}
+
+func mdKillMatrix(w io.Writer, doc Document) {
+	k := doc.KillMatrix
+	if k == nil {
+		return
+	}
+	fmt.Fprintf(w, "## Kill matrix\n\nKubelets broken on purpose (`make mutants`): %s. Measured %s on commit %s. %s\n\n", k.Summary, k.Date, k.Commit, k.Stock)
+	fmt.Fprintf(w, "| mutant | size | verdict | statements (stock → mutant) |\n|---|---|---|---|\n")
+	for _, r := range k.Rows {
+		var cells []string
+		for _, c := range r.Cells {
+			cell := fmt.Sprintf("%s %s (%s → %s)", c.Statement, c.Outcome, c.Stock, c.Mutant)
+			if c.Why != "" {
+				cell += ": " + c.Why
+			}
+			cells = append(cells, cell)
+		}
+		verdict := r.Verdict
+		if len(r.Unrelated) > 0 {
+			verdict += ": " + strings.Join(r.Unrelated, "; ")
+		}
+		fmt.Fprintf(w, "| `%s` %s | %s | %s | %s |\n", r.Mutant, cell(r.Change), r.Size, cell(verdict), cell(strings.Join(cells, "; ")))
 	}
 	fmt.Fprintln(w)
 }

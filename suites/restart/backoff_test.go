@@ -54,6 +54,21 @@ var _ = Describe("Crash-loop backoff", suite.LongRunning, func() {
 	})
 })
 
+// The docs give the delays as exact doublings; a pod left alone sees them later, by
+// the pod worker's requeue jitter (up to half the backoff: backoff.RequeueJitter). The
+// specs above pace their loops and measure the backoff itself; this one leaves the pod
+// alone and records the jitter as drift, decided over a loop long enough that a
+// stock kubelet shows it in all but about 0.1 % of runs (0, 10, 20, 40, 80 s).
+var _ = Describe("Crash-loop backoff, pod left alone", suite.LongRunning, func() {
+	expected := defaultDelays(5)
+	It("restarts after 10 s, 20 s, 40 s, 80 s, the pod worker's requeue jitter on top", Label("RS-6"), suite.Timeout(podStartBound+backoff.UnpacedBudget(expected)), func(ctx SpecContext) {
+		node := defaultBackoffNode()
+		tl := env.Run(ctx, env.Namespace(ctx), crashloop.CrashLooper(node))
+		measured := crashloop.MeasureLoopLeftAlone(ctx, env, tl, len(expected), backoff.UnpacedBudget(expected))
+		crashloop.CheckRequeueJitter(tl, "RS-6", crashloop.NodeAndSettings(node)+", pod left alone", expected, measured)
+	})
+})
+
 // RS-6's 300 s cap: reached after 0, 10, 20, 40, 80, 160 s, and told from the doubling
 // only at the delay after it (300 s against 640 s, since 320 s lies within the first
 // one's jitter), some 1200 s of one loop: twice the Slow run's budget (15 minutes with

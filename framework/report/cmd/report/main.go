@@ -30,9 +30,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/podlifecycle/conformance/framework/mutants"
 	"github.com/podlifecycle/conformance/framework/report"
 	"github.com/podlifecycle/conformance/framework/statements"
 )
@@ -75,6 +78,11 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	km, err := killMatrix(*artifacts)
+	if err != nil {
+		return err
+	}
+	doc.KillMatrix = km
 	dir := *out
 	if dir == "" {
 		dir = *artifacts
@@ -84,6 +92,36 @@ func run() error {
 		return err
 	}
 	return report.WriteSummary(os.Stdout, doc, written.HTML)
+}
+
+// killMatrix is the matrix `make mutants` left in artifacts/mutants, or nil.
+func killMatrix(artifacts string) (*report.KillMatrix, error) {
+	m, err := mutants.ReadJSON(filepath.Join(artifacts, "mutants", "kill-matrix.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the kill matrix: %w", err)
+	}
+	k := &report.KillMatrix{Summary: m.Counts().String(), Date: m.Date.UTC().Format("2006-01-02"), Commit: m.Commit}
+	if m.StockGreen {
+		k.Stock = "The stock kubelet through the same machinery: every spec green."
+	} else {
+		k.Stock = "The stock kubelet through the same machinery failed: " + strings.Join(m.StockFailed, "; ")
+	}
+	for _, r := range m.Rows {
+		size := "gross"
+		if r.Small {
+			size = "small"
+		}
+		row := report.KillRow{Mutant: r.Mutant, Change: r.Change, Size: size, Verdict: r.Verdict(), Unrelated: r.Unrelated}
+		for _, c := range r.Cells {
+			row.Cells = append(row.Cells, report.KillCell{Statement: c.Statement, Outcome: string(c.Outcome), Stock: c.Stock, Mutant: c.Mutant,
+				Evidence: c.Evidence, Why: c.Why, Detected: c.Outcome.Detected()})
+		}
+		k.Rows = append(k.Rows, row)
+	}
+	return k, nil
 }
 
 // catalogue is the project's built-in catalogue, or the one in file when given.

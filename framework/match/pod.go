@@ -171,6 +171,18 @@ func HaveContainerRestarts(name string, count any) types.GomegaMatcher {
 		}}
 }
 
+// HaveContainerReady matches a pod whose container name reports ready.
+func HaveContainerReady(name string, ready bool) types.GomegaMatcher {
+	return &podMatcher{want: fmt.Sprintf("container %s with ready %t", name, ready),
+		check: func(p *corev1.Pod) (bool, string) {
+			s := containerStatus(p, name)
+			if s == nil {
+				return false, "no status for container " + name
+			}
+			return s.Ready == ready, fmt.Sprintf("ready %t", s.Ready)
+		}}
+}
+
 // HaveContainerState matches a pod whose container name is in state kind ("Waiting",
 // "Running" or "Terminated") with reason, when reason is not "".
 func HaveContainerState(name, kind, reason string) types.GomegaMatcher {

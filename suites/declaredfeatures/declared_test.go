@@ -24,7 +24,22 @@ const restartAll = "RestartAllContainersOnContainerExits"
 
 var _ = Describe("Declared features", func() {
 	It("are listed by each kubelet exactly as its feature gates enable them", Label("DF-1"), suite.Timeout(), func(ctx SpecContext) {
-		// The declarable features of v1.37.2 and the gates each depends on
+		// First the expectation written from the page itself, not from the code the
+		// kubelet uses to declare features (an error in that shared table would agree
+		// with itself): its example feature, RestartAllContainersOnContainerExits, is
+		// declared when the kubelet's feature gate of that name is on ("Приклад
+		// оголошеної функції"), and only enabled features are listed ("Як це працює").
+		// The page gives it no version bounds (no MaxVersion, DF-5), so a kubelet that
+		// has the gate declares it exactly when the gate is on, and one without the gate
+		// (too old to know the feature) does not. Both sides are measured: the
+		// default cluster has workers with the gate on and off (checked at the end).
+		for _, n := range env.Facts.Nodes {
+			declared := slices.Contains(n.DeclaredFeatures, restartAll)
+			gate, known := n.KubeletGates[restartAll]
+			Expect(declared).To(Equal(known && gate), "DF-1 (the page's example): node %s (kubelet %s) declares %s = %t; its kubelet's gate %s is %s (kubernetes_feature_enabled)",
+				n.Name, n.KubeletVersion, restartAll, declared, restartAll, gateValue(n.KubeletGates, restartAll))
+		}
+		// Then every declarable feature of v1.37.2 and the gates each depends on
 		// (k8s.io/component-helpers nodedeclaredfeatures); features that also depend on
 		// a runtime capability are checked one way only: declared implies the gates.
 		// A kubelet of an older version knows fewer features: one it does not know has

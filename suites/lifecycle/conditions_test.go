@@ -212,6 +212,38 @@ var _ = Describe("Pod conditions", func() {
 			Eventually(endpointReady(ns, svc.Name)).WithContext(ctx).WithTimeout(readinessBound).Should(Equal("ready=false"))
 		})
 
+	It("keep ContainersReady and Ready False until every container is ready, not just one of them",
+		Label("PC-5"), suite.Timeout(podStartBound, 3*time.Second, 2*readinessBound), func(ctx SpecContext) {
+			// PC-5 is about all of a pod's containers: with two, each behind its own
+			// readiness probe, the first one ready is not enough.
+			ns := env.Namespace(ctx)
+			pod := shellPod("two-probed", corev1.RestartPolicyAlways, "sleep 3600")
+			second := pod.Spec.Containers[0]
+			second.Name = "second"
+			pod.Spec.Containers = append(pod.Spec.Containers, second)
+			for i := range pod.Spec.Containers {
+				pod.Spec.Containers[i].ReadinessProbe = &corev1.Probe{
+					ProbeHandler:  corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"cat", "/tmp/ready"}}},
+					PeriodSeconds: 1, FailureThreshold: 1,
+				}
+			}
+			tl := env.Run(ctx, ns, pod)
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
+			notReady := And(HaveCondition(corev1.ContainersReady, corev1.ConditionFalse, ""), HaveCondition(corev1.PodReady, corev1.ConditionFalse, ""))
+			for _, c := range []string{"main", "second"} {
+				_, err := env.Exec(ctx, ns, pod.Name, c, "touch", "/tmp/ready")
+				Expect(err).NotTo(HaveOccurred())
+				if c == "main" {
+					// One of two ready: main's probe turns it ready within readinessBound,
+					// and the pod's conditions stay False all the while.
+					Eventually(tl.Pod).WithContext(ctx).WithTimeout(readinessBound).Should(HaveContainerReady("main", true))
+					Consistently(tl.Pod).WithContext(ctx).WithTimeout(3*time.Second).Should(notReady, "PC-5: ready with one of its two containers ready:\n%s", tl)
+				}
+			}
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(readinessBound).Should(And(
+				HaveCondition(corev1.ContainersReady, corev1.ConditionTrue, ""), HaveCondition(corev1.PodReady, corev1.ConditionTrue, "")))
+		})
+
 	It("evaluate readiness gates: a missing gate condition counts as False until PATCHed True on the status subresource",
 		Label("PC-7"), suite.Timeout(podStartBound, 10*time.Second, 3*time.Second, 10*time.Second), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)

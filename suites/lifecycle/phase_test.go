@@ -54,28 +54,60 @@ var _ = Describe("Pod phase", func() {
 			}
 
 			By("PC-2: the lifecycle conditions became True in the documented order")
-			// The docs give the order "roughly" as PodScheduled, PodReadyToStartContainers,
-			// Initialized, ContainersReady, Ready; PC-3 makes it precise for a pod without
-			// init containers: Initialized turns True before the sandbox exists. So the
-			// order asserted is PodScheduled ≤ Initialized ≤ PodReadyToStartContainers ≤
-			// ContainersReady ≤ Ready, on the API's whole-second lastTransitionTimes.
-			order := []corev1.PodConditionType{corev1.PodScheduled, corev1.PodInitialized,
-				corev1.PodReadyToStartContainers, corev1.ContainersReady, corev1.PodReady}
-			Expect(tl.Pod()).To(HaveConditionsTrueInOrder(order...))
-			// With the image preloaded all five often turn True within one second, so the
-			// whole-second lastTransitionTimes tie and cannot show an inverted order. The
-			// watch can: each condition's first True status, in the order the API server
-			// stored them. Conditions that turn True in one status write share that
-			// status's time; no clock can order them further.
-			var prev time.Time
-			for i, c := range order {
-				seen := firstSeen(tl, HaveCondition(c, corev1.ConditionTrue, ""))
-				Expect(seen).NotTo(BeZero(), "PC-2: %s never seen True:\n%s", c, tl)
-				if i > 0 {
-					Expect(seen).NotTo(BeTemporally("<", prev), "PC-2: %s seen True before %s (watch order):\n%s", c, order[i-1], tl)
-				}
-				prev = seen
+			// The order is read from the watch: the position of the first status in which
+			// each condition was True (statusWrite), exact where the whole-second
+			// lastTransitionTimes tie. Conditions that turn True in one status write share
+			// a position, and a tie shows no order either way: only the strict steps the
+			// kubelet takes in separate writes are asserted strict. The scheduler binds
+			// the pod before the kubelet writes any status of it; ContainersReady and
+			// Ready come from the same container readiness in one status
+			// (status.GenerateContainersReadyCondition, GeneratePodReadyCondition), so
+			// Ready never comes before ContainersReady.
+			expectStrictlyBefore(tl, corev1.PodScheduled, corev1.PodReadyToStartContainers)
+			expectNotBefore(tl, corev1.ContainersReady, corev1.PodReadyToStartContainers)
+			expectNotBefore(tl, corev1.PodReady, corev1.ContainersReady)
+			// Initialized: the pages give PodReadyToStartContainers, then Initialized, and
+			// also (PC-3) that a pod without init containers is Initialized before its
+			// sandbox is created, which is the other order. What this pod shows is
+			// measured, and where it is not the order of the list it is drift of PC-2
+			// (the init-container spec below checks the list's order where PC-3 agrees).
+			initialized, sandbox := statusWrite(tl, corev1.PodInitialized), statusWrite(tl, corev1.PodReadyToStartContainers)
+			Expect(initialized).To(BeNumerically(">=", 0), "PC-2: Initialized never seen True:\n%s", tl)
+			suite.Drift(drift.Observation[bool]{
+				Statement:  "PC-2",
+				Topic:      "Initialized before PodReadyToStartContainers without init containers",
+				Docs:       "PodReadyToStartContainers, then Initialized (the list's order)",
+				Documented: true,
+				Measured:   initialized >= sandbox,
+				Evidence:   fmt.Sprintf("first True in status write %d (Initialized) and %d (PodReadyToStartContainers), of the pod's statuses as the watch saw them:\n%s", initialized, sandbox, tl),
+				Reproducer: suite.Reproducer(examples.WebServer(), "any node"),
+			})
+			AddReportEntry("conditions first seen True (watch, ms)", tl.ConditionsFirstTrue())
+		})
+
+	It("takes a pod with an init container through every lifecycle condition in the documented order",
+		Label("PC-2"), suite.Timeout(podStartBound), func(ctx SpecContext) {
+			// With an init container (2 s) and a readiness probe held back 2 s, the kubelet
+			// turns each condition True in a status write of its own: the sandbox before
+			// the init container runs, Initialized once it has completed (PC-3), then
+			// ContainersReady and Ready at the first successful probe.
+			ns := env.Namespace(ctx)
+			pod := shellPod("ordered", corev1.RestartPolicyAlways, "exec sleep 3600")
+			pod.Spec.InitContainers = []corev1.Container{{Name: "init", Image: "busybox:1.28", Command: []string{"sleep", "2"}}}
+			pod.Spec.Containers[0].ReadinessProbe = &corev1.Probe{
+				ProbeHandler:        corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"true"}}},
+				InitialDelaySeconds: 2, PeriodSeconds: 1,
 			}
+			tl := env.Run(ctx, ns, pod)
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
+			order := []corev1.PodConditionType{corev1.PodScheduled, corev1.PodReadyToStartContainers,
+				corev1.PodInitialized, corev1.ContainersReady}
+			for i := 1; i < len(order); i++ {
+				expectStrictlyBefore(tl, order[i-1], order[i])
+			}
+			expectNotBefore(tl, corev1.PodReady, corev1.ContainersReady)
+			// And as their lastTransitionTimes show (whole seconds: equal counts as in order).
+			Expect(tl.Pod()).To(HaveConditionsTrueInOrder(append(order, corev1.PodReady)...))
 			AddReportEntry("conditions first seen True (watch, ms)", tl.ConditionsFirstTrue())
 		})
 
@@ -292,3 +324,31 @@ func nodesSeen(tl *observe.Timeline, uid types.UID) []string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// statusWrite is the position, among the statuses of the pod the watch saw, of the
+// first one in which condition c is True; -1 if none.
+func statusWrite(tl *observe.Timeline, c corev1.PodConditionType) int {
+	for i, p := range tl.Pods() {
+		if ok, err := HaveCondition(c, corev1.ConditionTrue, "").Match(p); ok && err == nil {
+			return i
+		}
+	}
+	return -1
+}
+
+// expectStrictlyBefore: a turned True in an earlier status write than b (PC-2).
+func expectStrictlyBefore(tl *observe.Timeline, a, b corev1.PodConditionType) {
+	GinkgoHelper()
+	wa, wb := statusWrite(tl, a), statusWrite(tl, b)
+	Expect(wa).To(BeNumerically(">=", 0), "PC-2: %s never seen True:\n%s", a, tl)
+	Expect(wb).To(BeNumerically(">", wa), "PC-2: %s (status write %d) not True after %s (status write %d):\n%s", b, wb, a, wa, tl)
+}
+
+// expectNotBefore: a turned True no earlier than b, in the same status write or later
+// (PC-2).
+func expectNotBefore(tl *observe.Timeline, a, b corev1.PodConditionType) {
+	GinkgoHelper()
+	wa, wb := statusWrite(tl, a), statusWrite(tl, b)
+	Expect(wb).To(BeNumerically(">=", 0), "PC-2: %s never seen True:\n%s", b, tl)
+	Expect(wa).To(BeNumerically(">=", wb), "PC-2: %s (status write %d) True before %s (status write %d):\n%s", a, wa, b, wb, tl)
+}

@@ -160,7 +160,7 @@ var _ = Describe("Pod replacement", func() {
 	// A broken cluster (a kubelet that made the pod Running once one container runs)
 	// shows phase Running within the window.
 	It("stays Pending while one container runs and another's image cannot be pulled: Running needs every container created",
-		suite.LongRunning, Label("PL-13"), suite.Timeout(podStartBound, pullRetryWindow), func(ctx SpecContext) {
+		suite.LongRunning, Label("PL-13", "PL-1"), suite.Timeout(podStartBound, pullRetryWindow), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)
 			pod := shellPod("half-started", corev1.RestartPolicyAlways, "sleep 3600")
 			pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "unpulled", Image: absentImage})

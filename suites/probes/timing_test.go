@@ -17,11 +17,14 @@ import (
 
 var _ = Describe("Probe timing", Label("PR-4"), func() {
 	// The first spec's probe, declared outside it so that its timeout can use them.
+	// An initial delay of several periods, so that a first probe at any fraction of
+	// it (a kubelet that halved it, say) falls outside the window: [initialDelay −
+	// the start's truncation, initialDelay + a period].
 	const (
-		initialDelay = 4 * time.Second
-		period       = 2 * time.Second
+		initialDelay = 8 * time.Second
+		period       = 1 * time.Second
 		threshold    = 3
-		healthyFor   = 10 * time.Second
+		healthyFor   = 12 * time.Second
 	)
 	It("honours initialDelaySeconds, periodSeconds and failureThreshold", suite.TimedWithin(tickJitter), suite.Timeout(podStartBound+healthyFor+threshold*period+20*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)

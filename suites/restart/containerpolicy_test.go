@@ -120,7 +120,8 @@ var _ = Describe("Container-level restart policy", Label("ContainerRestartRules"
 		},
 		Entry("its own restartPolicy OnFailure, first run exits 1", suite.Timeout(podStartBound+firstRestartBound),
 			corev1.ContainerRestartPolicyOnFailure, []corev1.ContainerRestartRule(nil), 1),
-		Entry("its own restartPolicy Never and a Restart rule on exit 42, first run exits 42", suite.Timeout(podStartBound+firstRestartBound),
+		// A rule on an init container is RS-10's too: its matching rule applies.
+		Entry("its own restartPolicy Never and a Restart rule on exit 42, first run exits 42", Label("RS-10"), suite.Timeout(podStartBound+firstRestartBound),
 			corev1.ContainerRestartPolicyNever, []corev1.ContainerRestartRule{onExitCode(42)}, 42),
 	)
 

@@ -77,26 +77,33 @@ var _ = Describe("Grace period", func() {
 })
 
 var _ = Describe("Terminal phase", func() {
-	It("is written by the kubelet before the pod leaves the API", Label("TM-8", "PL-7"), suite.Timeout(runningBound, stopBound(10*time.Second)), func(ctx SpecContext) {
-		ns := env.Namespace(ctx)
-		pod := stoppingPod("leaves", seconds(10), onTerm("main", exitNow))
-		tl := env.Run(ctx, ns, pod)
-		running(ctx, ns, tl, "main")
-		Expect(env.Client.CoreV1().Pods(ns).Delete(ctx, pod.Name, metav1.DeleteOptions{})).To(Succeed())
-		Eventually(tl.Deleted).WithContext(ctx).WithTimeout(stopBound(10 * time.Second)).Should(BeTrue())
+	// Both end states: the phase must follow the container's exit, Succeeded for 0 and
+	// Failed otherwise, not be one terminal phase whatever the exit.
+	DescribeTable("is written by the kubelet before the pod leaves the API, by the containers' end states", Label("TM-8", "PL-7"),
+		func(ctx SpecContext, name, onTermScript string, want corev1.PodPhase) {
+			ns := env.Namespace(ctx)
+			pod := stoppingPod(name, seconds(10), onTerm("main", onTermScript))
+			tl := env.Run(ctx, ns, pod)
+			running(ctx, ns, tl, "main")
+			Expect(env.Client.CoreV1().Pods(ns).Delete(ctx, pod.Name, metav1.DeleteOptions{})).To(Succeed())
+			Eventually(tl.Deleted).WithContext(ctx).WithTimeout(stopBound(10 * time.Second)).Should(BeTrue())
 
-		// The last status the watch delivered before the deletion.
-		var last *corev1.Pod
-		for _, e := range tl.Entries() {
-			if e.Kind == "deleted" {
-				break
+			// The last status the watch delivered before the deletion.
+			var last *corev1.Pod
+			for _, e := range tl.Entries() {
+				if e.Kind == "deleted" {
+					break
+				}
+				if e.Kind == "pod" {
+					last = e.Pod
+				}
 			}
-			if e.Kind == "pod" {
-				last = e.Pod
-			}
-		}
-		Expect(last).NotTo(BeNil(), "%s", tl)
-		Expect(last).To(terminal(), "TM-8: the kubelet sets the terminal phase before it deletes the pod:\n%s", tl)
-		Expect(last).To(HaveContainerState("main", "Terminated", ""), "PL-7: the containers stopped before the phase became terminal")
-	})
+			Expect(last).NotTo(BeNil(), "%s", tl)
+			Expect(last).To(terminal(), "TM-8: the kubelet sets the terminal phase before it deletes the pod:\n%s", tl)
+			Expect(last).To(HaveContainerState("main", "Terminated", ""), "PL-7: the containers stopped before the phase became terminal")
+			Expect(last).To(HavePhase(want), "TM-8: the terminal phase follows the container's end state:\n%s", tl)
+		},
+		Entry("exit 0 on TERM: Succeeded", suite.Timeout(runningBound, stopBound(10*time.Second)), "leaves", exitNow, corev1.PodSucceeded),
+		Entry("exit 1 on TERM: Failed", suite.Timeout(runningBound, stopBound(10*time.Second)), "leaves-failing", "mark "+observe.Exiting+"; exit 1", corev1.PodFailed),
+	)
 })

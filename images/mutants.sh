@@ -47,6 +47,9 @@ if [ ! -f "$wrapper/go.mod" ] || ! grep -q "=> $src" "$wrapper/go.mod"; then
 fi
 mkdir -p "$(dirname "$out")"
 status=0
+# MUTANT_BUILD_QUIET=1: one package at a time, so that a build beside a running spec
+# leaves it a core (the caller also runs this under nice).
+[ "${MUTANT_BUILD_QUIET:-}" = 1 ] && GOBUILD+=(-p 1)
 (cd "$wrapper" && "${GOBUILD[@]}" -ldflags "$(kubernetes_ldflags "$KUBERNETES_VERSION")" -o "$out" k8s.io/kubernetes/cmd/kubelet) || status=$?
 git -C "$src" checkout -q -- . && git -C "$src" clean -fdq
 exit $status

@@ -146,15 +146,6 @@ func (b *builder) addSuite(run Run, version string, suite types.Report) {
 // suite did not make (KUBECONFIG).
 type suiteRun struct{ setupFailed, interrupted, existing bool }
 
-// DisruptiveLabel is framework/suite's label of specs that can disturb what is not
-// their own; make e2e leaves them out on a cluster it did not make.
-const DisruptiveLabel = "Disruptive"
-
-// NotRunDisruptive is the reason of a Disruptive spec left out on such a cluster: by
-// make e2e's label filter (the report's reason for a spec not run there), or skipped
-// with this message by framework/suite when Ginkgo is run by hand.
-const NotRunDisruptive = "disruptive: not run on a cluster the suite did not make (ALLOW_DISRUPTIVE=1 runs it)"
-
 // reasonOf says why spec s has verdict v for statement id ("" for the spec as a whole).
 func reasonOf(s types.SpecReport, v Verdict, id string, findings []drift.Finding, how suiteRun) string {
 	switch v {

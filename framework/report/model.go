@@ -2,67 +2,25 @@
 // statement of the catalogue with its verdict per cluster configuration, the drift
 // found, the cluster facts, the measured timings, and the evidence of each failure.
 //
-// This file is the contract between the suites, which record what the report needs as
-// Ginkgo report entries, and the report, which reads them back.
+// What the suites record for it, entry names and value types, is framework/entries:
+// the names below are that package's, for the renderer's own code.
 package report
 
-// Report entry names (or prefixes) the suites record and the report reads.
+import "github.com/podlifecycle/conformance/framework/entries"
+
 const (
-	// FactsEntry: a ClusterFacts, recorded once per suite in its
-	// SynchronizedBeforeSuite (Ginkgo process 1).
-	FactsEntry = "cluster facts"
-	// TimelineEntryPrefix + pod name: a pod's timeline as text (framework/suite Run);
-	// its JSON is saved under the suite's artifacts.
-	TimelineEntryPrefix = "timeline "
-	// KubeletLogEntryPrefix + node name: the kubelet's log lines about a failed
-	// spec's pods, around the failure.
-	KubeletLogEntryPrefix = "kubelet log "
-	// DelaysEntryPrefix + what: a backoff.DelayTable (expected, measured, allowed).
-	DelaysEntryPrefix = "restart delays (ms) on "
-	// Drift findings are recorded under drift.EntryPrefix + topic, as drift.Finding.
+	FactsEntry            = entries.FactsEntry
+	TimelineEntryPrefix   = entries.TimelineEntryPrefix
+	KubeletLogEntryPrefix = entries.KubeletLogEntryPrefix
+	DelaysEntryPrefix     = entries.DelaysEntryPrefix
+	ExistingConfig        = entries.ExistingConfig
+	DisruptiveLabel       = entries.DisruptiveLabel
+	NotRunDisruptive      = entries.NotRunDisruptive
 )
 
-// ExistingConfig is ClusterFacts.Config for a cluster the suite did not make.
-const ExistingConfig = "KUBECONFIG"
-
-// ClusterFacts is what a suite records about the cluster it ran on.
-type ClusterFacts struct {
-	// Config is the kind config the cluster was made from, relative to the
-	// repository ("kind-configs/default.yaml"), or ExistingConfig for a given cluster.
-	Config        string `json:"config"`
-	Cluster       string `json:"cluster"`
-	ServerVersion string `json:"serverVersion"`
-	// Components: each control-plane component's and kubelet's enabled gates, from
-	// its kubernetes_feature_enabled metric.
-	Components []Component `json:"components"`
-	Nodes      []NodeFacts `json:"nodes"`
-	// Images: where each image the cluster runs was built from.
-	Images []ImageProvenance `json:"images,omitempty"`
-}
-
-// Component is one component's gates as its metrics report them. Source says where
-// they were read, or why they could not be ("no node shell: …").
-type Component struct {
-	Name   string          `json:"name"` // kube-apiserver, kube-controller-manager, kube-scheduler, kubelet
-	Node   string          `json:"node,omitempty"`
-	Gates  map[string]bool `json:"gates,omitempty"`
-	Source string          `json:"source"`
-}
-
-// NodeFacts is what matters about one node for the statements.
-type NodeFacts struct {
-	Name             string            `json:"name"`
-	Profile          string            `json:"profile,omitempty"` // podlifecycle.io/profile label
-	KubeletVersion   string            `json:"kubeletVersion"`
-	KubeletSHA256    string            `json:"kubeletSHA256,omitempty"`
-	KubeletSettings  map[string]string `json:"kubeletSettings,omitempty"` // /configz fields the statements depend on
-	DeclaredFeatures []string          `json:"declaredFeatures,omitempty"`
-	Taints           []string          `json:"taints,omitempty"`
-}
-
-// ImageProvenance names where an image was built from: a Go module and version, a
-// Debian package and version.
-type ImageProvenance struct {
-	Image  string `json:"image"`
-	Source string `json:"source"`
-}
+type (
+	ClusterFacts    = entries.ClusterFacts
+	Component       = entries.Component
+	NodeFacts       = entries.NodeFacts
+	ImageProvenance = entries.ImageProvenance
+)

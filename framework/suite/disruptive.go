@@ -6,7 +6,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
-	"github.com/podlifecycle/conformance/framework/report"
+	"github.com/podlifecycle/conformance/framework/entries"
 )
 
 // Disruptive is the label of a spec that can disturb what is not its own. The rule, one
@@ -19,7 +19,7 @@ import (
 // out by label filter; refuseDisruptive skips them for a Ginkgo run made by hand.
 // Env.NodeShell refuses a spec without the label, so the shell part of the rule
 // cannot be forgotten.
-const Disruptive = report.DisruptiveLabel
+const Disruptive = entries.DisruptiveLabel
 
 // AllowDisruptiveVar, set to 1, lets Disruptive specs run on a cluster the suite did
 // not make.
@@ -32,7 +32,7 @@ func disruptiveRefusal(provider string) string {
 	if provider == "kind" || os.Getenv(AllowDisruptiveVar) == "1" {
 		return ""
 	}
-	return report.NotRunDisruptive
+	return entries.NotRunDisruptive
 }
 
 // refuseDisruptive skips every Disruptive spec of the suite when the cluster is not the

@@ -15,8 +15,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/podlifecycle/conformance/framework/cluster"
+	"github.com/podlifecycle/conformance/framework/entries"
 	"github.com/podlifecycle/conformance/framework/facts"
-	"github.com/podlifecycle/conformance/framework/report"
 )
 
 // factsBound bounds what the facts entry reads beyond env.Facts: per node a docker
@@ -34,16 +34,16 @@ const factsBound = 60 * time.Second
 func (e *Env) recordClusterFacts(ctx context.Context, kindConfig string) {
 	config := kindConfig
 	if e.Cluster.Provider == "existing" {
-		config = report.ExistingConfig
+		config = entries.ExistingConfig
 	}
-	var cf report.ClusterFacts
+	var cf entries.ClusterFacts
 	saved := ""
 	if run := os.Getenv("E2E_RUN_ID"); run != "" && e.Cluster.Kubeconfig != "" {
 		saved = e.Cluster.Kubeconfig + ".facts-" + run + ".json"
 	}
 	if saved != "" {
 		if b, err := os.ReadFile(saved); err == nil && json.Unmarshal(b, &cf) == nil && cf.Config == config {
-			AddReportEntry(report.FactsEntry, cf, ReportEntryVisibilityNever)
+			AddReportEntry(entries.FactsEntry, cf, ReportEntryVisibilityNever)
 			return
 		}
 	}
@@ -58,11 +58,11 @@ func (e *Env) recordClusterFacts(ctx context.Context, kindConfig string) {
 			}
 		}
 	}
-	AddReportEntry(report.FactsEntry, cf, ReportEntryVisibilityNever)
+	AddReportEntry(entries.FactsEntry, cf, ReportEntryVisibilityNever)
 }
 
 // readClusterFacts reads what the facts entry holds beyond env.Facts.
-func (e *Env) readClusterFacts(ctx context.Context, config string) report.ClusterFacts {
+func (e *Env) readClusterFacts(ctx context.Context, config string) entries.ClusterFacts {
 	ctx, cancel := context.WithTimeout(ctx, factsBound)
 	defer cancel()
 	in := factsInput{Config: config, Cluster: e.Cluster.Name, Facts: e.Facts, Software: map[string]nodeSoftware{}}
@@ -84,7 +84,7 @@ func (e *Env) readClusterFacts(ctx context.Context, config string) report.Cluste
 	}
 	for _, n := range controlPlaneNodes(e.Facts.Nodes) {
 		for _, c := range facts.ControlPlaneComponents() {
-			comp := report.Component{Name: c.Name, Node: n.Name}
+			comp := entries.Component{Name: c.Name, Node: n.Name}
 			if e.Facts.LocalNodes {
 				shell := func(ctx context.Context, script string) (string, error) { return e.nodeShell(ctx, n.Name, script) }
 				gates, err := facts.ComponentGates(ctx, shell, c)
@@ -105,7 +105,7 @@ type factsInput struct {
 	Facts           *facts.Facts
 	// ControlPlane: the controller managers' and schedulers' gates, read in their
 	// nodes; empty without a node shell.
-	ControlPlane []report.Component
+	ControlPlane []entries.Component
 	// Software of each node, by name; empty without a node shell.
 	Software map[string]nodeSoftware
 	// Versions: images/versions.env.
@@ -120,20 +120,20 @@ type nodeSoftware struct {
 	KubeletSHA256 string
 }
 
-func buildClusterFacts(in factsInput) report.ClusterFacts {
+func buildClusterFacts(in factsInput) entries.ClusterFacts {
 	f := in.Facts
-	cf := report.ClusterFacts{Config: in.Config, Cluster: in.Cluster, ServerVersion: f.ServerVersion}
-	cf.Components = append(cf.Components, report.Component{Name: "kube-apiserver", Gates: f.APIServerGates,
+	cf := entries.ClusterFacts{Config: in.Config, Cluster: in.Cluster, ServerVersion: f.ServerVersion}
+	cf.Components = append(cf.Components, entries.Component{Name: "kube-apiserver", Gates: f.APIServerGates,
 		Source: "kubernetes_feature_enabled of the API server's /metrics"})
 	cf.Components = append(cf.Components, controlPlaneComponents(in)...)
 	for _, n := range f.Nodes {
-		cf.Components = append(cf.Components, report.Component{Name: "kubelet", Node: n.Name, Gates: n.KubeletGates,
+		cf.Components = append(cf.Components, entries.Component{Name: "kubelet", Node: n.Name, Gates: n.KubeletGates,
 			Source: "kubernetes_feature_enabled of the kubelet's /metrics, through the API server's node proxy"})
 	}
 	images := map[string]string{}
 	for _, n := range f.Nodes {
 		sw := in.Software[n.Name]
-		nf := report.NodeFacts{Name: n.Name, Profile: n.Labels[facts.ProfileLabel], KubeletVersion: n.KubeletVersion,
+		nf := entries.NodeFacts{Name: n.Name, Profile: n.Labels[facts.ProfileLabel], KubeletVersion: n.KubeletVersion,
 			KubeletSHA256: sw.KubeletSHA256, DeclaredFeatures: n.DeclaredFeatures}
 		if v := n.KubeletConfig.CrashLoopBackOff.MaxContainerRestartPeriod; v != "" {
 			nf.KubeletSettings = map[string]string{"crashLoopBackOff.maxContainerRestartPeriod": v}
@@ -147,14 +147,14 @@ func buildClusterFacts(in factsInput) report.ClusterFacts {
 		}
 	}
 	for _, image := range slices.Sorted(maps.Keys(images)) {
-		cf.Images = append(cf.Images, report.ImageProvenance{Image: image, Source: images[image]})
+		cf.Images = append(cf.Images, entries.ImageProvenance{Image: image, Source: images[image]})
 	}
 	return cf
 }
 
 // controlPlaneComponents are the controller managers and schedulers as read, or as
 // unknown with the reason.
-func controlPlaneComponents(in factsInput) []report.Component {
+func controlPlaneComponents(in factsInput) []entries.Component {
 	if len(in.ControlPlane) > 0 {
 		return in.ControlPlane
 	}
@@ -163,9 +163,9 @@ func controlPlaneComponents(in factsInput) []report.Component {
 		why = "no node shell on this cluster (its nodes are not containers of this machine's Docker), " +
 			"and the component serves /metrics on its node's loopback only (kubeadm's bind address), which the API server does not proxy to"
 	}
-	var out []report.Component
+	var out []entries.Component
 	for _, c := range facts.ControlPlaneComponents() {
-		out = append(out, report.Component{Name: c.Name, Source: "unknown: " + why})
+		out = append(out, entries.Component{Name: c.Name, Source: "unknown: " + why})
 	}
 	return out
 }

@@ -11,8 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/podlifecycle/conformance/framework/cluster"
+	"github.com/podlifecycle/conformance/framework/entries"
 	"github.com/podlifecycle/conformance/framework/facts"
-	"github.com/podlifecycle/conformance/framework/report"
 )
 
 const cp = "node-role.kubernetes.io/control-plane"
@@ -46,7 +46,7 @@ func TestBuildClusterFacts(t *testing.T) {
 	}
 	in := factsInput{
 		Config: "kind-configs/default.yaml", Cluster: "plc-default-8ba62178", Facts: testFacts(),
-		ControlPlane: []report.Component{
+		ControlPlane: []entries.Component{
 			{Name: "kube-controller-manager", Node: "plc-cp", Gates: map[string]bool{"ContainerStopSignals": true}, Source: "kubernetes_feature_enabled of https://127.0.0.1:10257/metrics inside node plc-cp"},
 			{Name: "kube-scheduler", Node: "plc-cp", Source: "unknown: kube-scheduler /metrics on 127.0.0.1:10259: exit status 22"},
 		},
@@ -91,7 +91,7 @@ func TestBuildClusterFacts(t *testing.T) {
 		t.Errorf("variant node image's source: %s", cf.Images[1].Source)
 	}
 	// What the report reads back must be what was recorded.
-	var back report.ClusterFacts
+	var back entries.ClusterFacts
 	if err := json.Unmarshal(data, &back); err != nil || back.Nodes[2].KubeletSHA256 != "15d1" || !back.Components[1].Gates["ContainerStopSignals"] {
 		t.Errorf("round trip: %v %+v", err, back)
 	}

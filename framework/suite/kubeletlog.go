@@ -10,8 +10,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/podlifecycle/conformance/framework/entries"
 	"github.com/podlifecycle/conformance/framework/observe"
-	"github.com/podlifecycle/conformance/framework/report"
 )
 
 // kubeletLogLines is how much of the kubelet's journal a failed spec keeps per node:
@@ -68,7 +68,7 @@ func (e *Env) recordKubeletLogs(ctx context.Context, sp *specPods, since, until 
 			out = fmt.Sprintf("(no line of the kubelet's journal from %s to %s names %s)",
 				since.Format(time.TimeOnly), until.Format(time.TimeOnly), strings.Join(patterns[node], " or "))
 		}
-		AddReportEntry(report.KubeletLogEntryPrefix+node, out, ReportEntryVisibilityFailureOrVerbose)
+		AddReportEntry(entries.KubeletLogEntryPrefix+node, out, ReportEntryVisibilityFailureOrVerbose)
 	}
 }
 

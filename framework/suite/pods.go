@@ -11,8 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/podlifecycle/conformance/framework/entries"
 	"github.com/podlifecycle/conformance/framework/observe"
-	"github.com/podlifecycle/conformance/framework/report"
 )
 
 // PodStartBound bounds the start of a pod whose images are already on the node: the
@@ -72,7 +72,7 @@ func (e *Env) Follow(ctx context.Context, ns, name string) *observe.Timeline {
 	e.watchForKubeletLog(tl)
 	DeferCleanup(func() {
 		tl.Stop()
-		AddReportEntry(report.TimelineEntryPrefix+name, tl.String(), ReportEntryVisibilityFailureOrVerbose)
+		AddReportEntry(entries.TimelineEntryPrefix+name, tl.String(), ReportEntryVisibilityFailureOrVerbose)
 		if err := tl.Save(e.Artifacts, CurrentSpecReport().FullText()); err != nil {
 			GinkgoWriter.Printf("saving timeline of %s: %v\n", name, err)
 		}

@@ -120,7 +120,7 @@ func run() error {
 	}
 
 	stockBin := filepath.Join(out, "kubelets", "stock")
-	if err := buildKubelet(ctx, "--stock", stockBin); err != nil {
+	if err := buildKubelet(ctx, "--stock", stockBin, false); err != nil {
 		return fmt.Errorf("building the stock kubelet: %w", err)
 	}
 	stockSum, err := fileSHA256(stockBin)
@@ -142,7 +142,22 @@ func run() error {
 	previous, _ := mutants.ReadJSON(filepath.Join(out, "kill-matrix.json"))
 	matrix := mutants.Matrix{Date: time.Now(), Commit: commit(), StockSHA256: stockSum}
 
-	r := runner{o: o, out: out, cat: cat, suites: suites, index: index, binaries: binaries, workers: workers}
+	// The mutants' kubelets are built one ahead of the runs (runner.mutant takes them
+	// in order).
+	builds := make(chan built, 1)
+	go func() {
+		defer close(builds)
+		for _, m := range selected {
+			bin := filepath.Join(out, "kubelets", m.Name)
+			err := buildKubelet(ctx, m.File, bin, true)
+			select {
+			case builds <- built{m.Name, bin, err}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	r := runner{o: o, out: out, cat: cat, suites: suites, index: index, binaries: binaries, workers: workers, builds: builds}
 	stockDir := filepath.Join(out, "stock")
 	var stockDoc report.Document
 	if o.reuseStock && previous.StockSHA256 == stockSum {
@@ -223,20 +238,25 @@ func checkNamed(ms []mutants.Mutant, cat statements.Catalogue) error {
 	return errors.Join(errs...)
 }
 
+// pick is the mutants -only names (by name or number), in the patches' order.
 func pick(all []mutants.Mutant, only string) ([]mutants.Mutant, error) {
 	if only == "" {
 		return all, nil
 	}
-	var out []mutants.Mutant
-	for _, want := range strings.Split(only, ",") {
-		want = strings.TrimSpace(want)
-		i := slices.IndexFunc(all, func(m mutants.Mutant) bool {
-			return m.Name == want || strings.HasPrefix(m.Name, want+"-")
-		})
-		if i < 0 {
-			return nil, fmt.Errorf("-only: no mutant %q", want)
+	want := map[string]bool{}
+	for _, w := range strings.Split(only, ",") {
+		w = strings.TrimSpace(w)
+		if !slices.ContainsFunc(all, func(m mutants.Mutant) bool { return m.Name == w || strings.HasPrefix(m.Name, w+"-") }) {
+			return nil, fmt.Errorf("-only: no mutant %q", w)
 		}
-		out = append(out, all[i])
+		want[w] = true
+	}
+	var out []mutants.Mutant
+	for _, m := range all {
+		number, _, _ := strings.Cut(m.Name, "-")
+		if want[m.Name] || want[number] {
+			out = append(out, m)
+		}
 	}
 	return out, nil
 }
@@ -443,8 +463,16 @@ func compileSuites(ctx context.Context, ginkgo string, suites []string) (map[str
 	return out, nil
 }
 
-func buildKubelet(ctx context.Context, patch, out string) error {
+// buildKubelet builds the kubelet of patch (or --stock) into out. quiet: beside a
+// running spec, at the lowest CPU priority and one package at a time, so that the
+// specs' timing keeps a core (the kill matrix builds the next mutant while the
+// current one's specs run: the specs mostly wait for kubelet timers).
+func buildKubelet(ctx context.Context, patch, out string, quiet bool) error {
 	cmd := exec.CommandContext(ctx, "bash", "images/mutants.sh", patch, out)
+	if quiet {
+		cmd = exec.CommandContext(ctx, "nice", "-n", "19", "bash", "images/mutants.sh", patch, out)
+		cmd.Env = append(os.Environ(), "MUTANT_BUILD_QUIET=1", "GOMAXPROCS=1")
+	}
 	var buf strings.Builder
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	t := time.Now()
@@ -455,7 +483,14 @@ func buildKubelet(ctx context.Context, patch, out string) error {
 	return nil
 }
 
+// built is one mutant's kubelet, or why it did not build.
+type built struct {
+	mutant, bin string
+	err         error
+}
+
 type runner struct {
+	builds   <-chan built
 	o        options
 	out      string
 	cat      statements.Catalogue
@@ -468,16 +503,20 @@ type runner struct {
 // mutant builds m's kubelet, installs it and runs the specs of its statements.
 func (r runner) mutant(ctx context.Context, m mutants.Mutant, stock report.Document) mutants.Row {
 	t := time.Now()
-	bin := filepath.Join(r.out, "kubelets", m.Name)
 	fail := func(err error) mutants.Row {
 		row := mutants.Classify(m, stock, report.Document{})
 		row.Unrelated = append(row.Unrelated, err.Error())
 		row.Took = time.Since(t)
 		return row
 	}
-	if err := buildKubelet(ctx, m.File, bin); err != nil {
-		return fail(fmt.Errorf("the mutant did not build: %w", err))
+	b, ok := <-r.builds
+	if !ok || b.mutant != m.Name {
+		return fail(fmt.Errorf("no kubelet built for %s (the builds ended: %v)", m.Name, ctx.Err()))
 	}
+	if b.err != nil {
+		return fail(fmt.Errorf("the mutant did not build: %w", b.err))
+	}
+	bin := b.bin
 	sum, err := fileSHA256(bin)
 	if err != nil {
 		return fail(err)

@@ -62,8 +62,9 @@ PROCS ?= 4
 ALLOW_DISRUPTIVE ?=
 export ALLOW_DISRUPTIVE
 RUN_LABELS = $(if $(KUBECONFIG),$(if $(filter 1,$(ALLOW_DISRUPTIVE)),$(LABELS),($(LABELS)) && !Disruptive),$(LABELS))
+# Ginkgo's colour codes only on a terminal: a CI log gets plain text.
 GINKGO_FLAGS = --keep-going --timeout=80m --poll-progress-after=120s --procs=$(PROCS) \
-	--label-filter='$(RUN_LABELS)' $(if $(FOCUS),--focus='$(FOCUS)')
+	--label-filter='$(RUN_LABELS)' $(if $(FOCUS),--focus='$(FOCUS)') $$([ -t 1 ] || echo --no-color)
 
 # RERUN_FAILED=1: run only what failed in the last run, as its saved JSON report says
 # (the report command's -rerun-failed: each failed spec by file and line, or a whole

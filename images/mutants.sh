@@ -28,6 +28,10 @@ cd "$IMAGES_DIR" || exit 1
 
 src="$CACHE_DIR/src/mutants/kubernetes"
 wrapper="$CACHE_DIR/src/mutants/build"
+# One patched tree: one build at a time, whoever else builds a mutant.
+mkdir -p "$CACHE_DIR/src/mutants"
+exec 9>"$CACHE_DIR/src/mutants/.lock"
+flock 9
 if ! git -C "$src" rev-parse --verify -q HEAD >/dev/null 2>&1; then
   module=$(GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@$KUBERNETES_VERSION" | jq -r .Dir)
   [ -d "$module" ] || { echo "error: cannot get k8s.io/kubernetes@$KUBERNETES_VERSION from the Go module proxy" >&2; exit 1; }
@@ -47,9 +51,6 @@ if [ ! -f "$wrapper/go.mod" ] || ! grep -q "=> $src" "$wrapper/go.mod"; then
 fi
 mkdir -p "$(dirname "$out")"
 status=0
-# MUTANT_BUILD_QUIET=1: one package at a time, so that a build beside a running spec
-# leaves it a core (the caller also runs this under nice).
-[ "${MUTANT_BUILD_QUIET:-}" = 1 ] && GOBUILD+=(-p 1)
 (cd "$wrapper" && "${GOBUILD[@]}" -ldflags "$(kubernetes_ldflags "$KUBERNETES_VERSION")" -o "$out" k8s.io/kubernetes/cmd/kubelet) || status=$?
 git -C "$src" checkout -q -- . && git -C "$src" clean -fdq
 exit $status

@@ -90,8 +90,8 @@ func UnpacedBudget(expected []time.Duration) time.Duration {
 // Whole-loop model: telling the documented delays from delays a fraction longer. One
 // delay cannot: a single start may take seconds on a loaded machine, more than 10 %
 // of a 10 s backoff. Over a paced loop the start cost is measured instead of assumed:
-// the first restart has no backoff (Expected's leading 0), so its delay o₀ is what
-// the kubelet takes to notice the exit (a phase of its 1 s relist clock) and start
+// the first restart has no backoff (Expected's leading 0), so its delay o₀ (the
+// shortest such, Overhead) is what the kubelet takes to notice the exit (a phase of its 1 s relist clock) and start
 // the container again: o₀ = det₀ + L₀. A later restart of backoff b ≥ Detection
 // comes at d = b + w + s + L, with w < Pace the wait for the next paced update, s <
 // SyncLatency, and L the start, within StartSpread of L₀. So, over the n delays of a
@@ -103,10 +103,9 @@ func UnpacedBudget(expected []time.Duration) time.Duration {
 // fraction f longer adds f·Σb: the loop tells it for certain when f·Σb exceeds the
 // width of that range (LoopSum.Resolution: 11 % for the default 10–20–40 s loop, 40 %
 // for the reduced decay's 1–2–4–8–16 s, whose Σb is short), and a stock one stays
-// within it. Delays a fraction shorter fail its floor the same way, and a delay
-// shorter than its backoff by more than the loop's overhead fails its own early
-// bound, which is exact. A delay whose expected value is 0 is not summed: it is
-// checked on its own bounds.
+// below the limit. A delay shorter than its backoff fails its own early bound, which
+// is exact. A delay whose expected value is 0 is not summed: it is checked on its own
+// bounds, and the shortest of them is o₀ (Overhead).
 const (
 	StartSpread = 500 * time.Millisecond
 	// SyncTick is the kubelet's sync ticker period: a requeued pod is synced at the
@@ -130,7 +129,7 @@ func Loop(expected, measured []time.Duration) (sum LoopSum, ok bool) {
 	if len(expected) < 2 || len(measured) < len(expected) || expected[0] != 0 {
 		return LoopSum{}, false
 	}
-	sum.Overhead = measured[0]
+	sum.Overhead = Overhead(expected, measured)
 	for i, b := range expected[1:] {
 		if b == 0 {
 			continue
@@ -143,27 +142,40 @@ func Loop(expected, measured []time.Duration) (sum LoopSum, ok bool) {
 	return sum, sum.Documented > 0
 }
 
-// Within reports whether the loop's delays are the documented ones, neither longer
-// nor shorter: the sum between −n·(Detection + StartSpread) and Limit.
-func (l LoopSum) Within() bool { return l.Measured <= l.Limit && l.Measured >= -l.Floor() }
+// Overhead is o₀, the loop's own restart cost: the shortest of its delays with no
+// backoff (the first restart's, and any other at once, such as a probe kill's extra
+// immediate restart). The shortest, because a restart at once can only be slowed,
+// never sped up, by what it shares with its neighbours (a kill to finish first, a
+// busy runtime): the quickest is the one nearest the start cost alone.
+func Overhead(expected, measured []time.Duration) time.Duration {
+	o := time.Duration(-1)
+	for i, b := range expected {
+		if b == 0 && i < len(measured) && (o < 0 || measured[i] < o) {
+			o = measured[i]
+		}
+	}
+	return max(o, 0)
+}
 
-// Floor is how far below zero a stock loop's sum may go: each delay's detection phase
-// (counted in o₀, not in later delays) and start spread.
-func (l LoopSum) Floor() time.Duration { return time.Duration(l.Delays) * (Detection + StartSpread) }
+// Within reports whether the loop's delays are the documented ones, not longer
+// (shorter ones fail each delay's early bound, which is exact).
+func (l LoopSum) Within() bool { return l.Measured <= l.Limit }
 
-// Resolution is the smallest fraction by which delays all longer (or all shorter)
-// than documented fail the loop for certain: the width of the range a stock loop's
-// sum may take (from −Floor to Limit) over Σb.
+// Resolution is the smallest fraction by which delays all longer than documented
+// fail the loop for certain: the width of the range a stock loop's sum may take (from
+// −n·(Detection + StartSpread), each delay's detection phase counted in o₀ and not in
+// it, to Limit) over Σb.
 func (l LoopSum) Resolution() float64 {
 	if l.Documented == 0 {
 		return 0
 	}
-	return float64(l.Limit+l.Floor()) / float64(l.Documented)
+	floor := time.Duration(l.Delays) * (Detection + StartSpread)
+	return float64(l.Limit+floor) / float64(l.Documented)
 }
 
 func (l LoopSum) String() string {
-	return fmt.Sprintf("first restart (overhead o₀) %dms; Σ(delay − b − o₀) %dms over %d delays of documented Σb %dms (allowed %d to %dms = %d·(%s pace + %s sync + %s start spread); delays all %.0f %% longer or shorter would fail)",
-		l.Overhead.Milliseconds(), l.Measured.Milliseconds(), l.Delays, l.Documented.Milliseconds(), -l.Floor().Milliseconds(), l.Limit.Milliseconds(), l.Delays, Pace, SyncLatency, StartSpread, 100*l.Resolution())
+	return fmt.Sprintf("first restart (overhead o₀) %dms; Σ(delay − b − o₀) %dms over %d delays of documented Σb %dms (allowed ≤ %dms = %d·(%s pace + %s sync + %s start spread); delays all %.0f %% longer would fail)",
+		l.Overhead.Milliseconds(), l.Measured.Milliseconds(), l.Delays, l.Documented.Milliseconds(), l.Limit.Milliseconds(), l.Delays, Pace, SyncLatency, StartSpread, 100*l.Resolution())
 }
 
 // Fits reports whether measured delays fit expected ones under the whole model: each
@@ -208,7 +220,7 @@ func RequeueJitter(expected, measured []time.Duration) (j Jitter, ok bool) {
 		}
 		j.Delays++
 		j.Documented += b
-		j.Excess += measured[i+1] - max(b, Detection) - measured[0]
+		j.Excess += measured[i+1] - max(b, Detection) - Overhead(expected, measured)
 	}
 	j.Limit = time.Duration(j.Delays) * (SyncTick + StartSpread)
 	return j, j.Documented > 0

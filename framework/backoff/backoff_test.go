@@ -135,8 +135,8 @@ func longer(expected, measured []time.Duration, f float64) []time.Duration {
 }
 
 // Paced loops pass the whole-loop rule; the same loops from a kubelet whose delays are
-// all 12 % longer (10 % for the default loop, above its resolution) fail it, though
-// each such delay passes its own bound; shorter delays fail the early bound.
+// all a fraction longer (above the loop's resolution) fail it; delays 15 % shorter
+// fail their own early bound.
 func TestLoopTellsDocumentedFromAFractionLonger(t *testing.T) {
 	for _, c := range []struct {
 		name               string
@@ -162,9 +162,6 @@ func TestLoopTellsDocumentedFromAFractionLonger(t *testing.T) {
 		if Fits(c.expected, long) {
 			t.Errorf("%s: Fits takes delays %.0f %% longer", c.name, 100*c.f)
 		}
-		if sum, _ := Loop(c.expected, longer(c.expected, c.measured, -c.f)); sum.Within() {
-			t.Errorf("%s: delays %.0f %% shorter pass: %v", c.name, 100*c.f, sum)
-		}
 		short := longer(c.expected, c.measured, -0.15)
 		for i := 1; i < len(short); i++ {
 			if c.expected[i] >= 10*time.Second && Within(short[i], c.expected[i]) {
@@ -181,13 +178,27 @@ func TestLoopTellsDocumentedFromAFractionLonger(t *testing.T) {
 		t.Error("a loop without its zero-delay first restart has no measured overhead")
 	}
 	sum, ok := Loop(ms(0, 10000, 20000, 0, 10000), ms(500, 10600, 20700, 400, 10550))
-	if !ok || sum.Documented != 40*time.Second || sum.Measured != 1850*time.Millisecond-3*500*time.Millisecond {
+	if !ok || sum.Documented != 40*time.Second || sum.Overhead != 400*time.Millisecond || sum.Measured != 1850*time.Millisecond-3*400*time.Millisecond {
 		t.Errorf("a zero in the middle (a backoff reset) is not summed: %+v", sum)
 	}
 }
 
 // The requeue jitter is decided over the loop: visible in a loop left alone (measured
 // on this project's cluster), not in a paced one.
+// o₀ is the quickest restart at once: a probe kill's loop (measured on this
+// project's cluster, under load) has two, and the first was slowed by the kill.
+func TestOverheadIsTheQuickestImmediateRestart(t *testing.T) {
+	shifted := ms(0, 0, 10000, 20000)
+	measured := ms(3951, 2876, 12457, 21528)
+	if got := Overhead(shifted, measured); got != 2876*time.Millisecond {
+		t.Errorf("Overhead = %v, want 2.876s", got)
+	}
+	if !Fits(shifted, measured) {
+		sum, _ := Loop(shifted, measured)
+		t.Errorf("the probe kill's loop does not fit its sequence: %v", sum)
+	}
+}
+
 func TestRequeueJitter(t *testing.T) {
 	j, ok := RequeueJitter(ms(0, 10000, 20000, 40000), ms(428, 12607, 25943, 42085))
 	if !ok || !j.Visible() {

@@ -120,7 +120,7 @@ func run() error {
 	}
 
 	stockBin := filepath.Join(out, "kubelets", "stock")
-	if err := buildKubelet(ctx, "--stock", stockBin, false); err != nil {
+	if err := buildKubelet(ctx, "--stock", stockBin); err != nil {
 		return fmt.Errorf("building the stock kubelet: %w", err)
 	}
 	stockSum, err := fileSHA256(stockBin)
@@ -142,21 +142,16 @@ func run() error {
 	previous, _ := mutants.ReadJSON(filepath.Join(out, "kill-matrix.json"))
 	matrix := mutants.Matrix{Date: time.Now(), Commit: commit(), StockSHA256: stockSum}
 
-	// The mutants' kubelets are built one ahead of the runs (runner.mutant takes them
-	// in order).
-	builds := make(chan built, 1)
-	go func() {
-		defer close(builds)
-		for _, m := range selected {
-			bin := filepath.Join(out, "kubelets", m.Name)
-			err := buildKubelet(ctx, m.File, bin, true)
-			select {
-			case builds <- built{m.Name, bin, err}:
-			case <-ctx.Done():
-				return
-			}
+	// Every mutant's kubelet is built before the first run: a build beside a running
+	// spec takes the CPU and the disk that the spec's timing rests on.
+	builds := map[string]built{}
+	for _, m := range selected {
+		bin := filepath.Join(out, "kubelets", m.Name)
+		builds[m.Name] = built{m.Name, bin, buildKubelet(ctx, m.File, bin)}
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-	}()
+	}
 	r := runner{o: o, out: out, cat: cat, suites: suites, index: index, binaries: binaries, workers: workers, builds: builds}
 	stockDir := filepath.Join(out, "stock")
 	var stockDoc report.Document
@@ -463,16 +458,9 @@ func compileSuites(ctx context.Context, ginkgo string, suites []string) (map[str
 	return out, nil
 }
 
-// buildKubelet builds the kubelet of patch (or --stock) into out. quiet: beside a
-// running spec, at the lowest CPU priority and one package at a time, so that the
-// specs' timing keeps a core (the kill matrix builds the next mutant while the
-// current one's specs run: the specs mostly wait for kubelet timers).
-func buildKubelet(ctx context.Context, patch, out string, quiet bool) error {
+// buildKubelet builds the kubelet of patch (or --stock) into out.
+func buildKubelet(ctx context.Context, patch, out string) error {
 	cmd := exec.CommandContext(ctx, "bash", "images/mutants.sh", patch, out)
-	if quiet {
-		cmd = exec.CommandContext(ctx, "nice", "-n", "19", "bash", "images/mutants.sh", patch, out)
-		cmd.Env = append(os.Environ(), "MUTANT_BUILD_QUIET=1", "GOMAXPROCS=1")
-	}
 	var buf strings.Builder
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	t := time.Now()
@@ -490,7 +478,7 @@ type built struct {
 }
 
 type runner struct {
-	builds   <-chan built
+	builds   map[string]built
 	o        options
 	out      string
 	cat      statements.Catalogue
@@ -509,9 +497,9 @@ func (r runner) mutant(ctx context.Context, m mutants.Mutant, stock report.Docum
 		row.Took = time.Since(t)
 		return row
 	}
-	b, ok := <-r.builds
-	if !ok || b.mutant != m.Name {
-		return fail(fmt.Errorf("no kubelet built for %s (the builds ended: %v)", m.Name, ctx.Err()))
+	b, ok := r.builds[m.Name]
+	if !ok {
+		return fail(fmt.Errorf("no kubelet built for %s", m.Name))
 	}
 	if b.err != nil {
 		return fail(fmt.Errorf("the mutant did not build: %w", b.err))

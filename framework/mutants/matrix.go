@@ -171,16 +171,31 @@ func specsOf(d report.Document, id string) map[string]bool {
 
 func specKey(s report.SpecRef) string { return s.Suite + "\x00" + s.Location + "\x00" + s.Text }
 
-// firstFailure is the first line of the first failure of a spec of statement id.
+// firstFailure is the first telling line of the first failure of a spec of
+// statement id.
 func firstFailure(d report.Document, id string) string {
 	specs := specsOf(d, id)
 	for _, f := range d.Failures {
 		if specs[specKey(f.Spec)] {
-			line, _, _ := strings.Cut(strings.TrimSpace(f.Message), "\n")
-			return line + " (" + f.Location + ")"
+			return tellingLine(f.Message) + " (" + f.Location + ")"
 		}
 	}
 	return ""
+}
+
+// tellingLine is a failure message's first line that says what failed: Gomega's own
+// "Timed out after 10.001s." or "Failed after 0.000s." lines, which open the
+// message of an Eventually or a Consistently, say only when.
+func tellingLine(msg string) string {
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "Timed out after") || strings.HasPrefix(l, "Failed after") || strings.HasPrefix(l, "The function passed to") {
+			continue
+		}
+		return l
+	}
+	return strings.TrimSpace(lines[0])
 }
 
 // unrelatedFailures are the failures of the mutant's run that are not of a spec of a
@@ -198,8 +213,7 @@ func unrelatedFailures(m Mutant, d report.Document) []string {
 		if named[specKey(f.Spec)] {
 			continue
 		}
-		line, _, _ := strings.Cut(strings.TrimSpace(f.Message), "\n")
-		out = append(out, fmt.Sprintf("%s %s: %s (%s)", f.NodeType, f.Spec.Text, line, f.Location))
+		out = append(out, fmt.Sprintf("%s %s: %s (%s)", f.NodeType, f.Spec.Text, tellingLine(f.Message), f.Location))
 	}
 	return out
 }

@@ -55,11 +55,15 @@ var _ = Describe("Container states", func() {
 		pod := env.Hold(ns, hookPod("pre-stop"))
 		pod.Spec.Containers[0].Lifecycle.PreStop = execHook("main", "mark prestop-begin; sleep 1; mark prestop-done")
 		tl := env.Run(ctx, ns, pod)
+		// The log is followed from the start: once the deleted pod is terminal the
+		// kubelet removes its containers, logs included, and a read after the stop
+		// races with that (suite.MarkerFollower).
+		follower := env.FollowMarkers(ctx, ns, pod.Name, "main")
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
 		deletePod(ctx, ns, pod.Name, nil)
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(terminationBound).Should(HaveContainerState("main", "Terminated", ""))
 
-		markers, err := env.Markers(ctx, ns, pod.Name, "main", false)
+		markers, err := follower.Wait(terminationBound)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(markers.Events()).To(Equal([]string{"main-started", "prestop-begin", "prestop-done", "term"}),
 			"TM-3: preStop runs first, then TERM reaches PID 1")

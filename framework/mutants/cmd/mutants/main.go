@@ -51,7 +51,7 @@ func main() {
 type options struct {
 	patches, out, suites, only, ginkgo string
 	procs                              int
-	reuseStock                         bool
+	reuseStock, reclassify             bool
 }
 
 func run() error {
@@ -63,6 +63,7 @@ func run() error {
 	flag.StringVar(&o.ginkgo, "ginkgo", "go tool ginkgo", "the ginkgo command")
 	flag.IntVar(&o.procs, "procs", 4, "Ginkgo processes per run")
 	flag.BoolVar(&o.reuseStock, "reuse-stock", false, "keep the stock run of an earlier matrix in -out instead of running it again")
+	flag.BoolVar(&o.reclassify, "reclassify", false, "run nothing: classify again, from the saved runs in -out, every mutant of the matrix there (after a change to a patch's header, say)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -85,6 +86,9 @@ func run() error {
 		return err
 	}
 	suites := strings.Fields(o.suites)
+	if o.reclassify {
+		return reclassify(o, cat, all, suites)
+	}
 	index, err := suiteIndex(suites)
 	if err != nil {
 		return err
@@ -204,6 +208,47 @@ func run() error {
 		return err
 	}
 	fmt.Printf("== kill matrix: %s; wall time %s\n   %s\n", matrix.Counts(), time.Since(start).Round(time.Second), filepath.Join(out, "kill-matrix.md"))
+	return nil
+}
+
+// reclassify rebuilds the matrix in o.out from its saved runs, keeping what only the
+// run knew (the kubelets' sums, the times).
+func reclassify(o options, cat statements.Catalogue, all []mutants.Mutant, suites []string) error {
+	out, err := filepath.Abs(o.out)
+	if err != nil {
+		return err
+	}
+	previous, err := mutants.ReadJSON(filepath.Join(out, "kill-matrix.json"))
+	if err != nil {
+		return err
+	}
+	r := runner{out: out, cat: cat, suites: suites}
+	stock, err := r.document(filepath.Join(out, "stock"))
+	if err != nil {
+		return err
+	}
+	matrix := previous
+	matrix.Rows = nil
+	for _, m := range all {
+		i := slices.IndexFunc(previous.Rows, func(r mutants.Row) bool { return r.Mutant == m.Name })
+		if i < 0 {
+			continue
+		}
+		row := previous.Rows[i]
+		if doc, err := r.document(filepath.Join(out, m.Name)); err == nil {
+			kept := row
+			row = mutants.Classify(m, stock, doc)
+			row.KubeletSHA256, row.Took = kept.KubeletSHA256, kept.Took
+		}
+		matrix.Rows = append(matrix.Rows, row)
+	}
+	if err := matrix.WriteJSON(filepath.Join(out, "kill-matrix.json")); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, "kill-matrix.md"), []byte(matrix.Markdown()), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("== kill matrix, classified again: %s\n", matrix.Counts())
 	return nil
 }
 

@@ -212,12 +212,16 @@ var _ = Describe("Pod conditions", func() {
 			Eventually(endpointReady(ns, svc.Name)).WithContext(ctx).WithTimeout(readinessBound).Should(Equal("ready=false"))
 		})
 
-	It("keep ContainersReady and Ready False until every container is ready, not just one of them",
-		Label("PC-5"), suite.Timeout(podStartBound, 3*time.Second, 2*readinessBound), func(ctx SpecContext) {
-			// PC-5 is about all of a pod's containers: with two, each behind its own
-			// readiness probe, the first one ready is not enough.
+	It("keep ContainersReady and Ready False, and the pod out of its Service's ready endpoints, until every container is ready, not just one of them",
+		Label("PC-5", "PC-6", "PC-7", "PR-5"), suite.Timeout(podStartBound, 10*time.Second, 3*time.Second, 3*readinessBound), func(ctx SpecContext) {
+			// The statements are about all of a pod's containers (PC-5, PC-7) and any of
+			// their readiness probes (PR-5): with two containers, each behind its own
+			// readiness probe, and a readiness gate already True, the first container
+			// ready is not enough for ContainersReady, Ready, or the Service's endpoint.
 			ns := env.Namespace(ctx)
 			pod := shellPod("two-probed", corev1.RestartPolicyAlways, "sleep 3600")
+			pod.Labels = map[string]string{"app": "two-probed"}
+			pod.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: featureGateCondition}}
 			second := pod.Spec.Containers[0]
 			second.Name = "second"
 			pod.Spec.Containers = append(pod.Spec.Containers, second)
@@ -227,21 +231,30 @@ var _ = Describe("Pod conditions", func() {
 					PeriodSeconds: 1, FailureThreshold: 1,
 				}
 			}
+			svc := &corev1.Service{
+				ObjectMeta: metav1.ObjectMeta{Name: "two-probed"},
+				Spec:       corev1.ServiceSpec{Selector: pod.Labels, Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(80)}}},
+			}
+			Expect(env.Create(ctx, ns, svc)).To(Succeed())
 			tl := env.Run(ctx, ns, pod)
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
+			patchCondition(ctx, ns, pod.Name, featureGateCondition, corev1.ConditionTrue)
+			Eventually(endpointReady(ns, svc.Name)).WithContext(ctx).WithTimeout(10 * time.Second).Should(Equal("ready=false"))
+
+			// One of two ready: main's probe turns it ready within readinessBound, and the
+			// pod's conditions and its endpoint stay not ready all the while.
+			_, err := env.Exec(ctx, ns, pod.Name, "main", "touch", "/tmp/ready")
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(readinessBound).Should(HaveContainerReady("main", true))
 			notReady := And(HaveCondition(corev1.ContainersReady, corev1.ConditionFalse, ""), HaveCondition(corev1.PodReady, corev1.ConditionFalse, ""))
-			for _, c := range []string{"main", "second"} {
-				_, err := env.Exec(ctx, ns, pod.Name, c, "touch", "/tmp/ready")
-				Expect(err).NotTo(HaveOccurred())
-				if c == "main" {
-					// One of two ready: main's probe turns it ready within readinessBound,
-					// and the pod's conditions stay False all the while.
-					Eventually(tl.Pod).WithContext(ctx).WithTimeout(readinessBound).Should(HaveContainerReady("main", true))
-					Consistently(tl.Pod).WithContext(ctx).WithTimeout(3*time.Second).Should(notReady, "PC-5: ready with one of its two containers ready:\n%s", tl)
-				}
-			}
+			Consistently(tl.Pod).WithContext(ctx).WithTimeout(3*time.Second).Should(notReady, "PC-5, PC-7: ready with one of its two containers ready:\n%s", tl)
+			Expect(endpointReady(ns, svc.Name)(ctx)).To(Equal("ready=false"), "PR-5, PC-6: the pod's endpoint is ready while its second container's readiness probe fails")
+
+			_, err = env.Exec(ctx, ns, pod.Name, "second", "touch", "/tmp/ready")
+			Expect(err).NotTo(HaveOccurred())
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(readinessBound).Should(And(
 				HaveCondition(corev1.ContainersReady, corev1.ConditionTrue, ""), HaveCondition(corev1.PodReady, corev1.ConditionTrue, "")))
+			Eventually(endpointReady(ns, svc.Name)).WithContext(ctx).WithTimeout(readinessBound).Should(Equal("ready=true"))
 		})
 
 	It("evaluate readiness gates: a missing gate condition counts as False until PATCHed True on the status subresource",

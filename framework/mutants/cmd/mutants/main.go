@@ -235,6 +235,12 @@ func reclassify(o options, cat statements.Catalogue, all []mutants.Mutant, suite
 			continue
 		}
 		row := previous.Rows[i]
+		// A run interrupted (Ctrl-C) measured only part of its specs: left out, not
+		// classified from what it had.
+		if slices.Contains(row.Unrelated, context.Canceled.Error()) {
+			fmt.Printf("   %s: its run was interrupted; left out of the matrix\n", m.Name)
+			continue
+		}
 		if doc, err := r.document(filepath.Join(out, m.Name)); err == nil {
 			kept := row
 			row = mutants.Classify(m, stock, doc)

@@ -237,45 +237,33 @@ func ReadJSON(file string) (Matrix, error) {
 	return m, json.Unmarshal(data, &m)
 }
 
-// Markdown is the matrix as a Markdown table: a row per mutant, its verdict, and each
-// named statement's outcome with the verdicts behind it.
-func (m Matrix) Markdown() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Kill matrix\n\nMeasured %s on commit %s: %s; wall time %s.\n\n",
-		m.Date.UTC().Format("2006-01-02"), m.Commit, m.Counts(), m.WallTime.Round(time.Second))
+// View is the matrix as the report shows it.
+func (m Matrix) View() report.KillMatrix {
+	k := report.KillMatrix{Summary: m.Counts().String(), Date: m.Date.UTC().Format("2006-01-02"), Commit: m.Commit}
 	if m.StockGreen {
-		fmt.Fprintf(&b, "The stock kubelet (sha256 %s), through the same machinery: every spec green.\n\n", short(m.StockSHA256))
+		k.Stock = "The stock kubelet through the same machinery: every spec green."
 	} else {
-		fmt.Fprintf(&b, "The stock kubelet (sha256 %s) failed: %s\n\n", short(m.StockSHA256), strings.Join(m.StockFailed, "; "))
+		k.Stock = "The stock kubelet through the same machinery failed: " + strings.Join(m.StockFailed, "; ")
 	}
-	b.WriteString("| mutant | size | verdict | statements (stock → mutant) |\n|---|---|---|---|\n")
 	for _, r := range m.Rows {
 		size := "gross"
 		if r.Small {
 			size = "small"
 		}
-		var cells []string
+		row := report.KillRow{Mutant: r.Mutant, Change: r.Change, Size: size, Verdict: r.Verdict(), Unrelated: r.Unrelated}
 		for _, c := range r.Cells {
-			cell := fmt.Sprintf("%s %s (%s → %s)", c.Statement, c.Outcome, c.Stock, c.Mutant)
-			if c.Why != "" {
-				cell += ": " + c.Why
-			}
-			cells = append(cells, cell)
+			row.Cells = append(row.Cells, report.KillCell{Statement: c.Statement, Outcome: string(c.Outcome), Stock: c.Stock, Mutant: c.Mutant,
+				Evidence: c.Evidence, Why: c.Why, Detected: c.Outcome.Detected()})
 		}
-		verdict := r.Verdict()
-		if len(r.Unrelated) > 0 {
-			verdict += ": " + strings.Join(r.Unrelated, "; ")
-		}
-		fmt.Fprintf(&b, "| `%s`<br>%s | %s | %s | %s |\n", r.Mutant, escape(r.Change), size, escape(verdict), escape(strings.Join(cells, "<br>")))
+		k.Rows = append(k.Rows, row)
 	}
+	return k
+}
+
+// Markdown is the matrix as Markdown (kill-matrix.md), with its wall time.
+func (m Matrix) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Kill matrix\n\nWall time %s.\n\n", m.WallTime.Round(time.Second))
+	report.WriteKillMatrixMarkdown(&b, m.View())
 	return b.String()
 }
-
-func short(sum string) string {
-	if len(sum) > 12 {
-		return sum[:12]
-	}
-	return sum
-}
-
-func escape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

@@ -136,20 +136,25 @@ func mdMatrix(w io.Writer, doc Document) {
 }
 
 func mdKillMatrix(w io.Writer, doc Document) {
-	k := doc.KillMatrix
-	if k == nil {
-		return
+	if doc.KillMatrix != nil {
+		fmt.Fprintf(w, "## Kill matrix\n\n")
+		WriteKillMatrixMarkdown(w, *doc.KillMatrix)
 	}
-	fmt.Fprintf(w, "## Kill matrix\n\nKubelets broken on purpose (`make mutants`): %s. Measured %s on commit %s. %s\n\n", k.Summary, k.Date, k.Commit, k.Stock)
+}
+
+// WriteKillMatrixMarkdown writes a kill matrix's summary and table (make mutants
+// writes it as kill-matrix.md; the report as a section of report.md).
+func WriteKillMatrixMarkdown(w io.Writer, k KillMatrix) {
+	fmt.Fprintf(w, "Kubelets broken on purpose (`make mutants`): %s. Measured %s on commit %s. %s\n\n", k.Summary, k.Date, k.Commit, k.Stock)
 	fmt.Fprintf(w, "| mutant | size | verdict | statements (stock → mutant) |\n|---|---|---|---|\n")
 	for _, r := range k.Rows {
 		var cells []string
 		for _, c := range r.Cells {
-			cell := fmt.Sprintf("%s %s (%s → %s)", c.Statement, c.Outcome, c.Stock, c.Mutant)
+			text := fmt.Sprintf("%s %s (%s → %s)", c.Statement, c.Outcome, c.Stock, c.Mutant)
 			if c.Why != "" {
-				cell += ": " + c.Why
+				text += ": " + c.Why
 			}
-			cells = append(cells, cell)
+			cells = append(cells, text)
 		}
 		verdict := r.Verdict
 		if len(r.Unrelated) > 0 {

@@ -103,25 +103,8 @@ func killMatrix(artifacts string) (*report.KillMatrix, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the kill matrix: %w", err)
 	}
-	k := &report.KillMatrix{Summary: m.Counts().String(), Date: m.Date.UTC().Format("2006-01-02"), Commit: m.Commit}
-	if m.StockGreen {
-		k.Stock = "The stock kubelet through the same machinery: every spec green."
-	} else {
-		k.Stock = "The stock kubelet through the same machinery failed: " + strings.Join(m.StockFailed, "; ")
-	}
-	for _, r := range m.Rows {
-		size := "gross"
-		if r.Small {
-			size = "small"
-		}
-		row := report.KillRow{Mutant: r.Mutant, Change: r.Change, Size: size, Verdict: r.Verdict(), Unrelated: r.Unrelated}
-		for _, c := range r.Cells {
-			row.Cells = append(row.Cells, report.KillCell{Statement: c.Statement, Outcome: string(c.Outcome), Stock: c.Stock, Mutant: c.Mutant,
-				Evidence: c.Evidence, Why: c.Why, Detected: c.Outcome.Detected()})
-		}
-		k.Rows = append(k.Rows, row)
-	}
-	return k, nil
+	k := m.View()
+	return &k, nil
 }
 
 // catalogue is the project's built-in catalogue, or the one in file when given.

@@ -135,16 +135,22 @@ func Loop(expected, measured []time.Duration) (sum LoopSum, ok bool) {
 		return LoopSum{}, false
 	}
 	sum.Overhead = Overhead(expected, measured)
-	for i, b := range expected[1:] {
-		if b == 0 {
-			continue
-		}
-		sum.Delays++
-		sum.Documented += b
-		sum.Measured += measured[i+1] - max(b, Detection)
-	}
+	sum.Delays, sum.Documented, sum.Measured = overBackoff(expected, measured)
 	sum.Limit = time.Duration(sum.Delays) * (Pace + SyncLatency + LoopStartLatency)
 	return sum, sum.Documented > 0
+}
+
+// overBackoff sums, over the delays with a backoff (b > 0) after the first restart,
+// their number n, Σb and Σ(d − max(b, Detection)): what both whole-loop rules weigh.
+func overBackoff(expected, measured []time.Duration) (n int, documented, excess time.Duration) {
+	for i, b := range expected[1:] {
+		if b > 0 {
+			n++
+			documented += b
+			excess += measured[i+1] - max(b, Detection)
+		}
+	}
+	return n, documented, excess
 }
 
 // Overhead is the loop's quickest restart at once (its delays with no backoff: the
@@ -219,14 +225,7 @@ func RequeueJitter(expected, measured []time.Duration) (j Jitter, ok bool) {
 	if len(expected) < 2 || len(measured) < len(expected) || expected[0] != 0 {
 		return Jitter{}, false
 	}
-	for i, b := range expected[1:] {
-		if b == 0 {
-			continue
-		}
-		j.Delays++
-		j.Documented += b
-		j.Excess += measured[i+1] - max(b, Detection)
-	}
+	j.Delays, j.Documented, j.Excess = overBackoff(expected, measured)
 	j.Limit = time.Duration(j.Delays) * (SyncTick + LoopStartLatency)
 	return j, j.Documented > 0
 }

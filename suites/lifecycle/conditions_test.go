@@ -185,10 +185,7 @@ var _ = Describe("Pod conditions", func() {
 			ns := env.Namespace(ctx)
 			pod := shellPod("probed", corev1.RestartPolicyAlways, "sleep 3600")
 			pod.Labels = map[string]string{"app": "probed"}
-			pod.Spec.Containers[0].ReadinessProbe = &corev1.Probe{
-				ProbeHandler:  corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"cat", "/tmp/ready"}}},
-				PeriodSeconds: 1, FailureThreshold: 1,
-			}
+			pod.Spec.Containers[0].ReadinessProbe = readyFileProbe()
 			svc := &corev1.Service{
 				ObjectMeta: metav1.ObjectMeta{Name: "probed"},
 				Spec:       corev1.ServiceSpec{Selector: pod.Labels, Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(80)}}},
@@ -226,10 +223,7 @@ var _ = Describe("Pod conditions", func() {
 			second.Name = "second"
 			pod.Spec.Containers = append(pod.Spec.Containers, second)
 			for i := range pod.Spec.Containers {
-				pod.Spec.Containers[i].ReadinessProbe = &corev1.Probe{
-					ProbeHandler:  corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"cat", "/tmp/ready"}}},
-					PeriodSeconds: 1, FailureThreshold: 1,
-				}
+				pod.Spec.Containers[i].ReadinessProbe = readyFileProbe()
 			}
 			svc := &corev1.Service{
 				ObjectMeta: metav1.ObjectMeta{Name: "two-probed"},
@@ -418,6 +412,15 @@ func resizeErr(ctx SpecContext, ns, name, cpuRequest, cpuLimit string) error {
 
 // endpointReady reports the ready condition of the single endpoint in the Service's
 // EndpointSlices, as "ready=<bool>" (or what else was found).
+// readyFileProbe is a readiness probe that succeeds while /tmp/ready exists in the
+// container, checked every second: the spec decides the container's readiness.
+func readyFileProbe() *corev1.Probe {
+	return &corev1.Probe{
+		ProbeHandler:  corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"cat", "/tmp/ready"}}},
+		PeriodSeconds: 1, FailureThreshold: 1,
+	}
+}
+
 func endpointReady(ns, service string) func(SpecContext) (string, error) {
 	return func(ctx SpecContext) (string, error) {
 		slices, err := env.Client.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + service})

@@ -151,7 +151,7 @@ func run() error {
 	builds := map[string]built{}
 	for _, m := range selected {
 		bin := filepath.Join(out, "kubelets", m.Name)
-		builds[m.Name] = built{m.Name, bin, buildKubelet(ctx, m.File, bin)}
+		builds[m.Name] = built{bin, buildKubelet(ctx, m.File, bin)}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -524,8 +524,8 @@ func buildKubelet(ctx context.Context, patch, out string) error {
 
 // built is one mutant's kubelet, or why it did not build.
 type built struct {
-	mutant, bin string
-	err         error
+	bin string
+	err error
 }
 
 type runner struct {

@@ -50,7 +50,8 @@ var _ = Describe("Kubelet restart", suite.LongRunning, Label(suite.Disruptive), 
 			}
 			return false
 		}).WithContext(ctx).WithTimeout(resyncWindow).Should(BeTrue(), "KR-3: ready never went false after the restart:\n%s", tl)
-		// Ready again after the next successful probe: within one period (5 s).
+		// Ready again after the next successful probe: within one period (5 s) and the
+		// probe's own 3 s.
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(resyncWindow).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
 		after := tl.Pod().Status.ContainerStatuses[0]
 		Expect(after.ContainerID).To(Equal(before.ContainerID), "KR-1: same container")
@@ -70,10 +71,17 @@ func restartKubeletUnder(ctx SpecContext, node facts.Node) (*observe.Timeline, c
 	ns := env.Namespace(ctx)
 	// A readiness probe makes the difference: the legacy behaviour resets probe
 	// results on restart; a container without probes is ready whenever it runs.
+	// The probe takes 3 s to answer: a restarted kubelet probes readiness at once
+	// (prober.manager.UpdatePodStatus triggers it), so a kubelet that forgot the
+	// container's ready value and waited for the probe would show ready=false in the
+	// statuses it writes meanwhile; a probe that answers at once would hide that, its
+	// success arriving before the kubelet's first status write (the kill matrix's
+	// mutant 11 got through the spec that way).
 	pod := shellPod("survivor", corev1.RestartPolicyAlways, "sleep 3600")
 	pod.Spec.Containers[0].ReadinessProbe = &corev1.Probe{
-		ProbeHandler:  corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"true"}}},
-		PeriodSeconds: 5,
+		ProbeHandler:   corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"sleep", "3"}}},
+		PeriodSeconds:  5,
+		TimeoutSeconds: 10,
 	}
 	suite.PinToOwn(pod, node)
 	tl := env.Run(ctx, ns, pod)

@@ -77,7 +77,7 @@ REPORT_JSON ?= e2e.json
 # Wall time of each phase of the last make e2e: image build, each suite, the report.
 PHASES = $(ARTIFACTS)/phases.txt
 
-.PHONY: test e2e images mutants report report-screenshots runner-image runner-job clean $(addprefix e2e-,$(ALL_SUITES))
+.PHONY: test e2e images mutants report compare report-screenshots runner-image runner-job clean $(addprefix e2e-,$(ALL_SUITES))
 
 # go vet ./... runs every vet analyzer over every package and its tests; go test's own
 # vet would run a subset of them again, and with its different analyzer set compute
@@ -199,6 +199,17 @@ mutants: images
 # Writes report.html and report.md again from the saved artifacts of the last run.
 report:
 	$(REPORT) -artifacts $(ARTIFACTS) -json $(REPORT_JSON) -suites '$(ALL_SUITES)'
+
+# What changed between two runs (make compare BASE=_artifacts.stock HEAD=_artifacts):
+# per statement the verdicts and the transition, per timing both values against the
+# tolerance, the cluster facts that differ; compare.md and compare.html in HEAD's
+# directory. Exits 1 when a statement got worse. BASE or HEAD may list the
+# directories of a run in parts, comma-separated.
+BASE ?=
+HEAD ?=
+compare:
+	@[ -n '$(BASE)' ] && [ -n '$(HEAD)' ] || { echo "usage: make compare BASE=<artifacts dir> HEAD=<artifacts dir>" >&2; exit 2; }
+	go run ./framework/compare/cmd/compare -json $(REPORT_JSON) '$(BASE)' '$(HEAD)'
 
 # Renders report.html in headless Chromium (installed from Debian when missing and
 # root) and saves screenshots of the matrix and of a delay chart under ARTIFACTS;

@@ -61,15 +61,11 @@ PROCS ?= 4
 # report names the statements that leaves unchecked.
 ALLOW_DISRUPTIVE ?=
 export ALLOW_DISRUPTIVE
-RUN_LABELS = $(if $(KUBECONFIG),$(if $(filter 1,$(ALLOW_DISRUPTIVE)),$(LABELS),($(LABELS)) && !Disruptive),$(LABELS))
-# Ginkgo's colour codes only on a terminal: a CI log gets plain text.
-GINKGO_FLAGS = --keep-going --timeout=80m --poll-progress-after=120s --procs=$(PROCS) \
-	--label-filter='$(RUN_LABELS)' $(if $(FOCUS),--focus='$(FOCUS)') $$([ -t 1 ] || echo --no-color)
 
 # RERUN_FAILED=1: run only what failed in the last run, as its saved JSON report says
-# (the report command's -rerun-failed: each failed spec by file and line, or a whole
-# suite whose setup failed), with the LABELS and FOCUS given now. That run's JSON is
-# kept as <name>.before-rerun.json; the rerun's takes its place.
+# (each failed spec by file and line, or a whole suite whose setup failed), with the
+# LABELS and FOCUS given now. That run's JSON is kept as <name>.before-rerun.json; the
+# rerun's takes its place.
 RERUN_FAILED ?=
 REPORT := go run ./framework/report/cmd/report
 # make report reads this JSON report (make e2e-<suite> writes <suite>.json).
@@ -102,89 +98,28 @@ images:
 	else bash images/build.sh; fi; \
 	secs=$$(( $$(date +%s) - start )); printf '%-40s %4dm%02ds\n' images $$((secs / 60)) $$((secs % 60)) >$(PHASES)
 
-# run_suites REPORT SUITE_PATHS: the suites of one run share their clusters
-# (E2E_RUN_ID); the clusters the run made are deleted once every suite has passed,
-# and kept (with a note on how to inspect them) when one fails. Per version of
-# K8S_VERSIONS: its images, its node image (NODE_IMAGE) and server version
-# (E2E_SERVER_VERSION), its artifacts directory; a failing version does not stop the
-# next one. The report is written whatever the suites' outcome, and the exit status
-# is theirs (or the report's failure after green suites). With RERUN_FAILED, the
-# specs to run are the failed ones of REPORT.json, by --focus-file (a whole suite, by
-# a regular expression for the files directly in its directory), all in one Ginkgo
-# run so that REPORT.json holds them all. A run of every spec (LABELS !Slow or Slow,
-# no FOCUS) first creates all the clusters its suites name, at once
-# (create-run-clusters), instead of one in the middle of the run.
-# The Slow set (LABELS=Slow) then runs its suites side by side, one Ginkgo each
-# (run-side-by-side, reports merged into REPORT.json): its specs wait out documented
-# delays of minutes on both clusters (RS-7's 610 s run on the default one, the
-# profiles' 60–100 s caps on the other) and none is Serial (framework/suite fails a
-# Serial spec run side by side), so the run lasts about its longest spec instead of
-# the sum of its suites'. Every other run keeps Ginkgo's one suite after another:
-# its Serial specs need the machine to themselves.
-define run_suites
-	@mkdir -p $(ARTIFACTS)
-	@export E2E_RUN_ID=$$(date +%s%N); status=0; \
-	phase() { printf '%-40s %4dm%02ds\n' "$$1" $$(($$2 / 60)) $$(($$2 % 60)) >>$(PHASES); }; \
-	kind_configs() { for d in "$$@"; do case $$d in */...) grep -rhoE 'kind-configs/[a-z0-9-]+\.yaml' --include='*_test.go' "$${d%/...}";; \
-		*) grep -hoE 'kind-configs/[a-z0-9-]+\.yaml' "$$d"/*_test.go;; esac; done | sort -u; }; \
-	for version in $(or $(K8S_VERSIONS),default); do \
-		out=$(ARTIFACTS); suffix=; \
-		if [ "$$version" != default ]; then \
-			out=$(ARTIFACTS)/$$version; suffix=" $$version"; mkdir -p $$out; echo "== Kubernetes $$version"; \
-			t=$$(date +%s); \
-			if [ -z "$${KUBECONFIG:-}" ]; then KUBERNETES_VERSION=$$version bash images/build.sh || { status=1; continue; }; fi; \
-			phase "images$$suffix" $$(( $$(date +%s) - t )); \
-			export E2E_SERVER_VERSION=$$version NODE_IMAGE=$$(KUBERNETES_VERSION=$$version bash images/scripts/kubelet.sh); \
-		fi; \
-		suites=($(2)); focus=(); \
-		if [ -n "$(RERUN_FAILED)" ]; then \
-			[ -f $$out/$(1).json ] || { echo "RERUN_FAILED: no $$out/$(1).json of an earlier run"; status=1; continue; }; \
-			saved=$$(mktemp -d); ln -s "$$(realpath $$out/$(1).json)" $$saved/; \
-			rerun=$$($(REPORT) -artifacts $$saved -json $(1).json -rerun-failed) || { rm -rf $$saved; status=1; continue; }; \
-			rm -rf $$saved; suites=(); \
-			while read -r suite flags; do \
-				[ -n "$$suite" ] || continue; suites+=("$$suite"); \
-				if [ -n "$$flags" ]; then focus+=($$flags); else focus+=("--focus-file=$${suite#./}/[^/]*$$"); fi; \
-			done <<<"$$rerun"; \
-			if [ $${#suites[@]} = 0 ]; then echo "RERUN_FAILED: nothing failed in $$out/$(1).json; nothing to run"; continue; fi; \
-			echo "RERUN_FAILED: running again what failed in $$out/$(1).json (kept as $(1).before-rerun.json):"; sed 's/^/  /' <<<"$$rerun"; \
-			cp $$out/$(1).json $$out/$(1).before-rerun.json; \
-		fi; \
-		ahead=; \
-		if [ -z "$${KUBECONFIG:-}" ] && [ -z "$(RERUN_FAILED)$(FOCUS)" ] && { [ '$(LABELS)' = '!Slow' ] || [ '$(LABELS)' = Slow ]; }; then \
-			t=$$(date +%s); \
-			go run ./framework/cluster/cmd/create-run-clusters $$(kind_configs "$${suites[@]}") || { status=1; continue; }; \
-			phase "clusters$$suffix" $$(( $$(date +%s) - t )); ahead=1; \
-		fi; \
-		t=$$(date +%s); \
-		if [ -n "$$ahead" ] && [ '$(LABELS)' = Slow ]; then \
-			E2E_ARTIFACTS=$(CURDIR)/$$out go run ./framework/sidebyside/cmd/run-side-by-side -ginkgo '$(GINKGO)' \
-				-output-dir $$out -json-report $(1).json -junit-report $(1)-junit.xml -- $(GINKGO_FLAGS) "$${suites[@]}" || status=1; \
-			phase "suites side by side$$suffix" $$(( $$(date +%s) - t )); \
-		else \
-			E2E_ARTIFACTS=$(CURDIR)/$$out $(GINKGO) $(GINKGO_FLAGS) "$${focus[@]}" --output-dir=$$out --json-report=$(1).json --junit-report=$(1)-junit.xml "$${suites[@]}" || status=1; \
-			phase "suites$$suffix" $$(( $$(date +%s) - t )); \
-		fi; \
-		if command -v jq >/dev/null && [ -f $$out/$(1).json ]; then \
-			jq -r '.[] | "\(.SuitePath | sub(".*/suites/"; "suites/")) \(.RunTime / 1e9 | floor)"' $$out/$(1).json | \
-				while read -r suite secs; do phase "  $$suite" "$$secs"; done || true; \
-		fi; \
-	done; \
-	if [ $$status = 0 ] && [ -z "$${KUBECONFIG:-}" ]; then go run ./framework/cluster/cmd/delete-run-clusters; fi; \
-	t=$$(date +%s); \
-	$(REPORT) -artifacts $(ARTIFACTS) -json $(1).json -suites '$(ALL_SUITES)' || { echo "the report could not be written (make report writes it again)"; [ $$status != 0 ] || status=1; }; \
-	phase report $$(( $$(date +%s) - t )); \
-	echo "== wall time per phase ($(PHASES))"; cat $(PHASES); \
-	exit $$status
-endef
+# The run itself (framework/run, podlifecycle run; podlifecycle plan prints what a
+# run would do): per version of K8S_VERSIONS its images, node image and artifacts
+# directory; a run of every spec (LABELS !Slow or Slow, no FOCUS) first creates all
+# the clusters its suites name, at once; the suites in one Ginkgo run, or, for the
+# Slow set, side by side (one Ginkgo each, reports merged: their specs wait out
+# documented delays of minutes on both clusters and none is Serial); the clusters the
+# run made deleted once every suite passed, kept with a note on how to inspect them
+# when one failed; the report written whatever the outcome; the wall time of each
+# phase in $(PHASES). RERUN_FAILED=1 runs only the failed specs of the saved report
+# (kept as <name>.before-rerun.json). The exit status is the suites' (the report's
+# when only it failed).
+RUN = go run ./framework/run/cmd/podlifecycle run -labels '$(LABELS)' -focus '$(FOCUS)' -procs $(PROCS) \
+	-versions '$(K8S_VERSIONS)' $(if $(RERUN_FAILED),-rerun-failed) $(if $(filter 1,$(ALLOW_DISRUPTIVE)),-allow-disruptive) \
+	-artifacts $(ARTIFACTS) -phases $(PHASES) -project-suites '$(ALL_SUITES)' -ginkgo '$(GINKGO)'
 
 e2e: images
-	$(call run_suites,e2e,$(addprefix ./suites/,$(SUITES)))
+	$(RUN) -report e2e $(addprefix ./suites/,$(SUITES))
 
 # e2e-<suite> runs suites/<suite> and the suites below it (e2e-restart: restart and
 # restart/profiles; e2e-termination: termination and termination/gated).
 $(addprefix e2e-,$(ALL_SUITES)): e2e-%: images
-	$(call run_suites,$(subst /,-,$*),./suites/$*/...)
+	$(RUN) -report $(subst /,-,$*) ./suites/$*/...
 
 # The kill matrix (not part of make e2e): each kubelet patch of images/mutants/ built
 # from the v1.37.2 source (images/mutants.sh), put into the workers of the kept kind

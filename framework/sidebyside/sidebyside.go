@@ -43,6 +43,9 @@ type Run struct {
 	OutputDir, JSONReport, JUnitReport string
 	// Out receives every suite's output, each line prefixed with the suite's name.
 	Out io.Writer
+	// Env is every suite's environment (nil: this process's own), to which EnvVar is
+	// added.
+	Env []string
 	// Interrupt stops a suite's Ginkgo when ctx ends, as a Ctrl-C at a terminal stops
 	// a Ginkgo run (its specs' cleanup and its clusters' release still run).
 	Interrupt func(*exec.Cmd) error
@@ -80,7 +83,11 @@ func (r Run) Do(ctx context.Context) ([]Result, error) {
 		}
 		args = append(args, suite)
 		cmd := exec.CommandContext(ctx, r.Ginkgo[0], args...)
-		cmd.Env = append(os.Environ(), together)
+		env := r.Env
+		if env == nil {
+			env = os.Environ()
+		}
+		cmd.Env = append(append([]string(nil), env...), together)
 		prefix := "[" + name + "] "
 		stdout, stderr := out.prefixed(prefix), out.prefixed(prefix)
 		cmd.Stdout, cmd.Stderr = stdout, stderr

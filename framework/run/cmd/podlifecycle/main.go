@@ -1,0 +1,106 @@
+// Command podlifecycle runs the suites as `make e2e` does, and compares runs.
+//
+//	podlifecycle run [-report e2e] [-labels '!Slow'] [-focus RE] [-procs 4] [-versions 'v1.37.2 v1.36.3'] [-rerun-failed] SUITE…
+//	podlifecycle plan …                 the same flags: print the plan, run nothing
+//	podlifecycle compare [flags] BASE HEAD
+//
+// SUITE is a package path, ./suites/lifecycle, or ./suites/restart/... for a suite
+// and the suites below it. run's flags mirror the Makefile's variables (LABELS,
+// FOCUS, PROCS, K8S_VERSIONS, RERUN_FAILED, ALLOW_DISRUPTIVE); KUBECONFIG, set in
+// the environment, names a cluster of the user's. The Makefile's targets call it, one
+// line each: `make e2e` is the image build, then `podlifecycle run`.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/podlifecycle/conformance/framework/run"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	var err error
+	switch os.Args[1] {
+	case "run", "plan":
+		err = runOrPlan(os.Args[1], os.Args[2:])
+	default:
+		usage()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "podlifecycle:", err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: podlifecycle run|plan [flags] SUITE…   (podlifecycle run -h for the flags)")
+	os.Exit(2)
+}
+
+func runOrPlan(verb string, args []string) error {
+	fs := flag.NewFlagSet(verb, flag.ExitOnError)
+	var o run.Options
+	var versions, projectSuites, ginkgo, phases string
+	fs.StringVar(&o.Report, "report", "e2e", "the run's report name: <name>.json, <name>-junit.xml")
+	fs.StringVar(&o.Labels, "labels", "!Slow", "Ginkgo label filter (LABELS)")
+	fs.StringVar(&o.Focus, "focus", "", "Ginkgo focus (FOCUS)")
+	fs.IntVar(&o.Procs, "procs", 4, "Ginkgo processes (PROCS)")
+	fs.StringVar(&versions, "versions", "", "Kubernetes versions, space-separated (K8S_VERSIONS): each on its own node images, results under <artifacts>/<version>")
+	fs.BoolVar(&o.RerunFailed, "rerun-failed", false, "run only what failed in the saved report (RERUN_FAILED)")
+	fs.BoolVar(&o.AllowDisruptive, "allow-disruptive", false, "on a cluster of yours (KUBECONFIG), run the Disruptive specs too (ALLOW_DISRUPTIVE=1)")
+	fs.StringVar(&o.Artifacts, "artifacts", "_artifacts", "where reports and the suites' artifacts go")
+	fs.StringVar(&projectSuites, "project-suites", "", "every suite of the project, space-separated (the report tells 'not in this run' from 'no spec' by it)")
+	fs.StringVar(&ginkgo, "ginkgo", "go tool ginkgo", "the command that runs Ginkgo")
+	fs.StringVar(&phases, "phases", "", "the file each phase's wall time is appended to (default <artifacts>/phases.txt)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	o.Suites = fs.Args()
+	o.Versions = strings.Fields(versions)
+	o.ProjectSuites = strings.Fields(projectSuites)
+	o.ExistingCluster = os.Getenv("KUBECONFIG") != ""
+	o.Color = isTerminal(os.Stdout)
+
+	plan, err := run.NewPlan(o, run.KindConfigs(os.DirFS(".")))
+	if err != nil {
+		return err
+	}
+	if verb == "plan" {
+		out, err := json.MarshalIndent(plan, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Println(string(out))
+		return nil
+	}
+	if err := os.MkdirAll(o.Artifacts, 0o755); err != nil {
+		return err
+	}
+	if phases == "" {
+		phases = filepath.Join(o.Artifacts, "phases.txt")
+	}
+	ctx, stop := run.Interrupts(context.Background())
+	defer stop()
+	return run.Executor{
+		Ginkgo: strings.Fields(ginkgo),
+		Env:    os.Environ(),
+		Out:    os.Stdout,
+		Err:    os.Stderr,
+		Phases: phases,
+	}.Execute(ctx, plan)
+}
+
+// isTerminal: the file is a character device, as the shell's [ -t 1 ] tells a
+// terminal from a pipe or a CI log.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,156 @@
+// Package run plans and runs what `make e2e` does: per Kubernetes version the
+// version's images, the kind clusters of the run made ahead of the suites, the
+// suites (one Ginkgo run, or side by side for the Slow set), the run's clusters
+// deleted once every suite passed, the report, and the wall time of each phase. The
+// plan is a value (Plan) computed from the options alone, so that which clusters,
+// suites, filters and versions a run takes is unit-tested without Docker; Execute
+// carries it out.
+package run
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Options are the run's switches, as the Makefile's variables give them.
+type Options struct {
+	// Report names the run's Ginkgo reports: <Report>.json and <Report>-junit.xml
+	// ("e2e" for make e2e, "lifecycle" for make e2e-lifecycle).
+	Report string
+	// Suites: package paths, "./suites/lifecycle", or "./suites/restart/..." for a
+	// suite and the suites below it.
+	Suites []string
+	// ProjectSuites: every suite of the project ("lifecycle restart/profiles …"), for
+	// the report to tell "not in this run" from "no spec".
+	ProjectSuites []string
+	Labels        string // Ginkgo label filter (LABELS); "!Slow" by default
+	Focus         string // Ginkgo --focus (FOCUS)
+	Procs         int    // Ginkgo processes (PROCS)
+	// Versions: K8S_VERSIONS, each run on node images built for it, its results
+	// under Artifacts/<version>; empty: the default version, results in Artifacts.
+	Versions    []string
+	RerunFailed bool // RERUN_FAILED: only what failed in the saved report
+	// ExistingCluster: KUBECONFIG names a cluster of the user's: nothing is built,
+	// made or deleted, and the Disruptive specs are left out unless AllowDisruptive.
+	ExistingCluster bool
+	AllowDisruptive bool
+	Artifacts       string // _artifacts
+	// Color: the output is a terminal; a CI log gets Ginkgo without colour codes.
+	Color bool
+}
+
+// Plan is what a run does, in order.
+type Plan struct {
+	// Versions: one pass per Kubernetes version ("" the default one).
+	Versions []VersionPass
+	// DeleteClusters: once every pass has passed, delete the kind clusters the run
+	// made (never a cluster of the user's).
+	DeleteClusters bool
+	// ReportJSON, ProjectSuites: the report command's -json and -suites.
+	ReportJSON    string
+	ProjectSuites []string
+	Artifacts     string
+}
+
+// VersionPass is the run of every suite on one Kubernetes version.
+type VersionPass struct {
+	Version string // "" for the default version
+	OutDir  string // where its reports and the suites' artifacts go
+	// BuildImages: build this version's images first (K8S_VERSIONS, kind clusters).
+	BuildImages bool
+	// ClustersAhead: the kind configs whose clusters are made, all at once, before
+	// the first suite (a run of every spec; a partial run makes only what its suites
+	// ask for, as they start).
+	ClustersAhead []string
+	// SideBySide: the Slow set, one Ginkgo per suite at once, reports merged.
+	SideBySide bool
+	// RerunFailed: the suites and focus come from the saved report in OutDir.
+	RerunFailed bool
+	Suites      []string
+	// GinkgoFlags: the flags of every Ginkgo run of the pass, reports excluded.
+	GinkgoFlags []string
+}
+
+// NewPlan plans a run. configsOf names the kind configs a suite's specs use (read
+// from its files, see KindConfigs).
+func NewPlan(o Options, configsOf func(suite string) ([]string, error)) (Plan, error) {
+	if o.Report == "" || len(o.Suites) == 0 {
+		return Plan{}, errors.New("a run needs a report name and at least one suite")
+	}
+	if o.ExistingCluster && len(o.Versions) > 0 {
+		return Plan{}, fmt.Errorf("K8S_VERSIONS=%q is set, but KUBECONFIG names a cluster of yours, which has one version: K8S_VERSIONS makes a kind cluster per version; unset one of the two", strings.Join(o.Versions, " "))
+	}
+	if o.Procs < 1 {
+		o.Procs = 1
+	}
+	labels := o.Labels
+	if labels == "" {
+		labels = "!Slow"
+	}
+	flags := GinkgoFlags(o, labels)
+	// A run of every spec (the whole default set or the whole Slow set, no focus, not
+	// a rerun) on kind clusters makes its clusters ahead; the Slow set then runs side
+	// by side.
+	whole := !o.ExistingCluster && !o.RerunFailed && o.Focus == "" && (labels == "!Slow" || labels == "Slow")
+	var ahead []string
+	if whole {
+		for _, s := range o.Suites {
+			configs, err := configsOf(s)
+			if err != nil {
+				return Plan{}, err
+			}
+			ahead = append(ahead, configs...)
+		}
+		slices.Sort(ahead)
+		ahead = slices.Compact(ahead)
+	}
+	p := Plan{
+		DeleteClusters: !o.ExistingCluster,
+		ReportJSON:     o.Report + ".json",
+		ProjectSuites:  o.ProjectSuites,
+		Artifacts:      o.Artifacts,
+	}
+	versions := o.Versions
+	if len(versions) == 0 {
+		versions = []string{""}
+	}
+	for _, v := range versions {
+		pass := VersionPass{
+			Version:       v,
+			OutDir:        o.Artifacts,
+			BuildImages:   v != "" && !o.ExistingCluster,
+			ClustersAhead: ahead,
+			SideBySide:    whole && labels == "Slow",
+			RerunFailed:   o.RerunFailed,
+			Suites:        o.Suites,
+			GinkgoFlags:   flags,
+		}
+		if v != "" {
+			pass.OutDir = filepath.Join(o.Artifacts, v)
+		}
+		p.Versions = append(p.Versions, pass)
+	}
+	return p, nil
+}
+
+// GinkgoFlags are the flags of every Ginkgo run: keep going past a failure, an
+// overall timeout, Ginkgo's progress report for a spec still running after 120 s,
+// the processes, the label filter (on a cluster of the user's, the Disruptive specs
+// left out unless allowed), the focus, and no colour codes off a terminal.
+func GinkgoFlags(o Options, labels string) []string {
+	if o.ExistingCluster && !o.AllowDisruptive {
+		labels = "(" + labels + ") && !Disruptive"
+	}
+	flags := []string{"--keep-going", "--timeout=80m", "--poll-progress-after=120s",
+		fmt.Sprintf("--procs=%d", max(o.Procs, 1)), "--label-filter=" + labels}
+	if o.Focus != "" {
+		flags = append(flags, "--focus="+o.Focus)
+	}
+	if !o.Color {
+		flags = append(flags, "--no-color")
+	}
+	return flags
+}

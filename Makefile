@@ -109,7 +109,14 @@ images:
 # phase in $(PHASES). RERUN_FAILED=1 runs only the failed specs of the saved report
 # (kept as <name>.before-rerun.json). The exit status is the suites' (the report's
 # when only it failed).
+# SHARD=i/n runs the i-th of n parts of the run's spec files, balanced by the spec
+# times of SHARD_DURATIONS (a saved run's e2e.json; give every part the same one),
+# each part making only the clusters its files need; `make report ARTIFACTS=a,b` and
+# `make compare` merge the parts' artifact directories.
+SHARD ?=
+SHARD_DURATIONS ?=
 RUN = go run ./framework/run/cmd/podlifecycle run -labels '$(LABELS)' -focus '$(FOCUS)' -procs $(PROCS) \
+	$(if $(SHARD),-shard '$(SHARD)' -durations '$(SHARD_DURATIONS)') \
 	-versions '$(K8S_VERSIONS)' $(if $(RERUN_FAILED),-rerun-failed) $(if $(filter 1,$(ALLOW_DISRUPTIVE)),-allow-disruptive) \
 	-artifacts $(ARTIFACTS) -phases $(PHASES) -project-suites '$(ALL_SUITES)' -ginkgo '$(GINKGO)'
 

@@ -75,3 +75,20 @@ func loadRun(dir, version, jsonName string) (Run, error) {
 	}
 	return Run{Version: version, Dir: dir, Suites: suites}, nil
 }
+
+// LoadRunsIn reads the runs of several artifacts directories as one run: the parts
+// of a run split over several machines (SHARD=i/n), each with its own artifacts.
+// Their suites are the parts' own: a suite split between two parts appears twice,
+// each with the specs its part ran (the others not run there, which the report's
+// heaviest-verdict rule lets the part that ran them decide).
+func LoadRunsIn(dirs []string, jsonName string) ([]Run, error) {
+	var runs []Run
+	for _, dir := range dirs {
+		r, err := LoadRuns(dir, jsonName)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r...)
+	}
+	return runs, nil
+}

@@ -99,7 +99,11 @@ func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, env []stri
 	}
 	env = append(clone(env), "E2E_ARTIFACTS="+outDir)
 
-	suites, focus := pass.Suites, []string(nil)
+	suites, focus := pass.Suites, pass.FocusFiles
+	if len(suites) == 0 {
+		fmt.Fprintln(e.Out, "this shard has no spec files: nothing to run")
+		return nil
+	}
 	if pass.RerunFailed {
 		reruns, err := failedOf(pass.OutDir, p.ReportJSON)
 		if err != nil {
@@ -131,7 +135,7 @@ func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, env []stri
 	junit := strings.TrimSuffix(p.ReportJSON, ".json") + "-junit.xml"
 	var suitesErr error
 	if pass.SideBySide {
-		suitesErr = e.sideBySide(ctx, env, pass, junit, p.ReportJSON)
+		suitesErr = e.sideBySide(ctx, env, pass, append(clone(pass.GinkgoFlags), focus...), junit, p.ReportJSON)
 		e.phase("suites side by side"+suffix, time.Since(start))
 	} else {
 		args := append(clone(pass.GinkgoFlags), focus...)
@@ -148,9 +152,9 @@ func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, env []stri
 }
 
 // sideBySide runs the pass's suites at once, one Ginkgo each (the Slow set).
-func (e Executor) sideBySide(ctx context.Context, env []string, pass VersionPass, junit, jsonReport string) error {
+func (e Executor) sideBySide(ctx context.Context, env []string, pass VersionPass, flags []string, junit, jsonReport string) error {
 	r := sidebyside.Run{
-		Ginkgo: e.Ginkgo, Flags: pass.GinkgoFlags, Suites: pass.Suites,
+		Ginkgo: e.Ginkgo, Flags: flags, Suites: pass.Suites,
 		OutputDir: pass.OutDir, JSONReport: jsonReport, JUnitReport: junit,
 		Out: e.Out, Env: env, Interrupt: sidebyside.InterruptGroup,
 	}

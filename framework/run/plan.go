@@ -10,9 +10,11 @@ package run
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Options are the run's switches, as the Makefile's variables give them.
@@ -40,6 +42,11 @@ type Options struct {
 	Artifacts       string // _artifacts
 	// Color: the output is a terminal; a CI log gets Ginkgo without colour codes.
 	Color bool
+	// Shard: run only this part of the run's spec files (SHARD=i/n), balanced by
+	// Durations, a saved earlier run's spec time per spec file (nil: by number of
+	// specs).
+	Shard     Shard
+	Durations map[string]time.Duration
 }
 
 // Plan is what a run does, in order.
@@ -70,18 +77,24 @@ type VersionPass struct {
 	// RerunFailed: the suites and focus come from the saved report in OutDir.
 	RerunFailed bool
 	Suites      []string
+	// FocusFiles: a shard's spec files, each a Ginkgo --focus-file; empty: every
+	// file of the suites.
+	FocusFiles []string
 	// GinkgoFlags: the flags of every Ginkgo run of the pass, reports excluded.
 	GinkgoFlags []string
 }
 
-// NewPlan plans a run. configsOf names the kind configs a suite's specs use (read
-// from its files, see KindConfigs).
-func NewPlan(o Options, configsOf func(suite string) ([]string, error)) (Plan, error) {
+// NewPlan plans a run of the suites in repo (the repository's files: the kind
+// configs a suite uses and its spec files are read from them).
+func NewPlan(o Options, repo fs.FS) (Plan, error) {
 	if o.Report == "" || len(o.Suites) == 0 {
 		return Plan{}, errors.New("a run needs a report name and at least one suite")
 	}
 	if o.ExistingCluster && len(o.Versions) > 0 {
 		return Plan{}, fmt.Errorf("K8S_VERSIONS=%q is set, but KUBECONFIG names a cluster of yours, which has one version: K8S_VERSIONS makes a kind cluster per version; unset one of the two", strings.Join(o.Versions, " "))
+	}
+	if !o.Shard.Whole() && o.RerunFailed {
+		return Plan{}, errors.New("SHARD and RERUN_FAILED together: rerun what failed in each shard's own artifacts, without SHARD")
 	}
 	if o.Procs < 1 {
 		o.Procs = 1
@@ -95,17 +108,32 @@ func NewPlan(o Options, configsOf func(suite string) ([]string, error)) (Plan, e
 	// a rerun) on kind clusters makes its clusters ahead; the Slow set then runs side
 	// by side.
 	whole := !o.ExistingCluster && !o.RerunFailed && o.Focus == "" && (labels == "!Slow" || labels == "Slow")
-	var ahead []string
-	if whole {
+	suites, configs, focusFiles := o.Suites, []string(nil), []string(nil)
+	if o.Shard.Whole() {
+		configsOf := KindConfigs(repo)
 		for _, s := range o.Suites {
-			configs, err := configsOf(s)
+			c, err := configsOf(s)
 			if err != nil {
 				return Plan{}, err
 			}
-			ahead = append(ahead, configs...)
+			configs = append(configs, c...)
 		}
-		slices.Sort(ahead)
-		ahead = slices.Compact(ahead)
+		slices.Sort(configs)
+		configs = slices.Compact(configs)
+	} else {
+		parts, err := SplitSuites(repo, o.Suites, o.Shard.Count, o.Durations)
+		if err != nil {
+			return Plan{}, err
+		}
+		part := parts[o.Shard.Index-1]
+		suites, configs = part.Suites, part.Configs
+		for _, f := range part.Files {
+			focusFiles = append(focusFiles, "--focus-file="+f)
+		}
+	}
+	var ahead []string
+	if whole {
+		ahead = configs
 	}
 	p := Plan{
 		DeleteClusters: !o.ExistingCluster,
@@ -125,7 +153,8 @@ func NewPlan(o Options, configsOf func(suite string) ([]string, error)) (Plan, e
 			ClustersAhead: ahead,
 			SideBySide:    whole && labels == "Slow",
 			RerunFailed:   o.RerunFailed,
-			Suites:        o.Suites,
+			Suites:        suites,
+			FocusFiles:    focusFiles,
 			GinkgoFlags:   flags,
 		}
 		if v != "" {

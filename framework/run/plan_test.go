@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/podlifecycle/conformance/framework/report"
 )
@@ -28,7 +29,7 @@ func plan(t *testing.T, o Options) Plan {
 	if o.Artifacts == "" {
 		o.Artifacts = "_artifacts"
 	}
-	p, err := NewPlan(o, KindConfigs(repo))
+	p, err := NewPlan(o, repo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func TestVersionsEachOnTheirOwn(t *testing.T) {
 			t.Errorf("pass %d: %+v, want %s under _artifacts/%s with its own images", i, pass, v, v)
 		}
 	}
-	if _, err := NewPlan(Options{Report: "e2e", Suites: []string{"./suites/lifecycle"}, Versions: []string{"v1.36.3"}, ExistingCluster: true}, KindConfigs(repo)); err == nil || !strings.Contains(err.Error(), "unset one of the two") {
+	if _, err := NewPlan(Options{Report: "e2e", Suites: []string{"./suites/lifecycle"}, Versions: []string{"v1.36.3"}, ExistingCluster: true}, repo); err == nil || !strings.Contains(err.Error(), "unset one of the two") {
 		t.Errorf("K8S_VERSIONS with KUBECONFIG: %v", err)
 	}
 }
@@ -134,5 +135,104 @@ func TestRerunSelection(t *testing.T) {
 	want := []string{"--focus-file=suites/termination/sidecar_test.go:84", "--focus-file=suites/termination/grace_test.go:12", "--focus-file=suites/restart/profiles/[^/]*$"}
 	if !reflect.DeepEqual(focus, want) {
 		t.Errorf("focus %q, want %q", focus, want)
+	}
+}
+
+// shardRepo: the default cluster's suites hold most of the spec time, the
+// profiles cluster's little.
+var shardRepo = fstest.MapFS{
+	"suites/lifecycle/suite_test.go":        {Data: []byte(`"kind-configs/default.yaml"`)},
+	"suites/lifecycle/phase_test.go":        {Data: []byte(`It("a") It("b")`)},
+	"suites/lifecycle/conditions_test.go":   {Data: []byte(`It("c")`)},
+	"suites/lifecycle/helpers_test.go":      {Data: []byte(`func helper() {}`)},
+	"suites/restart/suite_test.go":          {Data: []byte(`"kind-configs/default.yaml"`)},
+	"suites/restart/backoff_test.go":        {Data: []byte(`DescribeTable("d", Entry("e"))`)},
+	"suites/restart/policy_test.go":         {Data: []byte(`It("f")`)},
+	"suites/restart/profiles/suite_test.go": {Data: []byte(`"kind-configs/backoff-profiles.yaml"`)},
+	"suites/restart/profiles/caps_test.go":  {Data: []byte(`It("g")`)},
+}
+
+func TestShardsSplitByConfigurationFirst(t *testing.T) {
+	durations := map[string]time.Duration{
+		"suites/lifecycle/phase_test.go":       6 * time.Minute,
+		"suites/lifecycle/conditions_test.go":  5 * time.Minute,
+		"suites/restart/backoff_test.go":       9 * time.Minute,
+		"suites/restart/policy_test.go":        2 * time.Minute,
+		"suites/restart/profiles/caps_test.go": 3 * time.Minute,
+	}
+	suites := []string{"./suites/lifecycle", "./suites/restart/..."}
+	parts, err := SplitSuites(shardRepo, suites, 2, durations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Longest first, in minutes, a cluster 4: backoff (9) to part 1 (13), phase (6)
+	// to part 2 (10 + its own default cluster: 10 < 19), conditions (5) to part 2
+	// (15 < 18), caps (3 and the profiles cluster) to part 1 (20 < 22), policy (2)
+	// to part 2 (17 < 22).
+	want := []ShardPart{
+		{Suites: []string{"./suites/restart", "./suites/restart/profiles"},
+			Files:   []string{"suites/restart/backoff_test.go", "suites/restart/profiles/caps_test.go"},
+			Configs: []string{"kind-configs/backoff-profiles.yaml", "kind-configs/default.yaml"}, Cost: 20 * time.Minute},
+		{Suites: []string{"./suites/lifecycle", "./suites/restart"},
+			Files:   []string{"suites/lifecycle/conditions_test.go", "suites/lifecycle/phase_test.go", "suites/restart/policy_test.go"},
+			Configs: []string{"kind-configs/default.yaml"}, Cost: 17 * time.Minute},
+	}
+	if !reflect.DeepEqual(parts, want) {
+		t.Errorf("parts\n%+v\nwant\n%+v", parts, want)
+	}
+	// Every spec file in exactly one part, whatever the count.
+	for n := 1; n <= 4; n++ {
+		parts, err := SplitSuites(shardRepo, suites, n, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int{}
+		for _, p := range parts {
+			for _, f := range p.Files {
+				seen[f]++
+			}
+		}
+		if len(seen) != 5 {
+			t.Errorf("%d parts: files %v, want the 5 spec files (helpers_test.go and suite_test.go hold no spec)", n, seen)
+		}
+		for f, k := range seen {
+			if k != 1 {
+				t.Errorf("%d parts: %s in %d parts", n, f, k)
+			}
+		}
+	}
+}
+
+func TestShardPlan(t *testing.T) {
+	o := Options{Report: "e2e", Suites: []string{"./suites/lifecycle", "./suites/restart/..."}, Artifacts: "_artifacts", Shard: Shard{Index: 2, Count: 2},
+		Durations: map[string]time.Duration{"suites/restart/backoff_test.go": time.Hour}}
+	p, err := NewPlan(o, shardRepo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := p.Versions[0]
+	// The hour-long backoff file fills part 1; part 2 takes every other file, the
+	// profiles suite's with its cluster.
+	if reflect.DeepEqual(v.Suites, o.Suites) || len(v.FocusFiles) == 0 {
+		t.Errorf("shard 2/2: %+v, want a part of the suites by --focus-file", v)
+	}
+	for _, f := range v.FocusFiles {
+		if f == "--focus-file=suites/restart/backoff_test.go" {
+			t.Errorf("shard 2/2 took the file of shard 1: %v", v.FocusFiles)
+		}
+	}
+	if !reflect.DeepEqual(v.ClustersAhead, []string{"kind-configs/backoff-profiles.yaml", "kind-configs/default.yaml"}) {
+		t.Errorf("clusters ahead %v", v.ClustersAhead)
+	}
+	if _, err := NewPlan(Options{Report: "e2e", Suites: o.Suites, Shard: Shard{1, 2}, RerunFailed: true}, shardRepo); err == nil {
+		t.Error("SHARD with RERUN_FAILED: want an error")
+	}
+	for _, bad := range []string{"0/2", "3/2", "1", "a/b", "1/0"} {
+		if _, err := ParseShard(bad); err == nil {
+			t.Errorf("SHARD=%s: want an error", bad)
+		}
+	}
+	if s, err := ParseShard("2/3"); err != nil || s != (Shard{2, 3}) {
+		t.Errorf("2/3: %v %v", s, err)
 	}
 }

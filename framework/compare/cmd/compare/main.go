@@ -89,14 +89,10 @@ func run() (worse bool, err error) {
 // document is the report of one run, which may have been split over several
 // artifact directories: their runs are read as one.
 func document(dirs, jsonName string, cat statements.Catalogue) (report.Document, error) {
-	var runs []report.Run
 	parts := strings.Split(dirs, ",")
-	for _, dir := range parts {
-		r, err := report.LoadRuns(dir, jsonName)
-		if err != nil {
-			return report.Document{}, err
-		}
-		runs = append(runs, r...)
+	runs, err := report.LoadRunsIn(parts, jsonName)
+	if err != nil {
+		return report.Document{}, err
 	}
 	return report.Build(parts[0], runs, cat, nil)
 }

@@ -8,6 +8,9 @@
 // built into the command, so that it runs from any directory; -statements reads
 // another catalogue file of the same shape instead.
 //
+// -artifacts may name several directories, comma-separated: the parts of a run split
+// over several machines (SHARD=i/n), read as one run; the report goes to the first.
+//
 // It reads <artifacts>/e2e.json and, for a run over several Kubernetes versions
 // (K8S_VERSIONS), <artifacts>/<version>/e2e.json; -json names another report file
 // (make e2e-<suite> writes <suite>.json).
@@ -48,7 +51,7 @@ func main() {
 }
 
 func run() error {
-	artifacts := flag.String("artifacts", "_artifacts", "the run's artifacts directory (Ginkgo's JSON reports and the suites' artifacts)")
+	artifactsFlag := flag.String("artifacts", "_artifacts", "the run's artifacts directory (Ginkgo's JSON reports and the suites' artifacts); the directories of a run in parts (SHARD), comma-separated, are merged")
 	catalogueFile := flag.String("statements", "", "a statement catalogue file to read instead of the project's own (framework/statements/catalogue.yaml, built in)")
 	out := flag.String("out", "", "where to write report.html, report.md and report-charts/ (default: the artifacts directory)")
 	jsonName := flag.String("json", "e2e.json", "the Ginkgo JSON report's file name, at the top of the artifacts directory or in each version directory")
@@ -60,7 +63,9 @@ func run() error {
 		return fmt.Errorf("unexpected arguments %v", flag.Args())
 	}
 
-	runs, err := report.LoadRuns(*artifacts, *jsonName)
+	dirs := strings.Split(*artifactsFlag, ",")
+	artifacts := &dirs[0] // the report and the kill matrix: in the first
+	runs, err := report.LoadRunsIn(dirs, *jsonName)
 	if err != nil {
 		return err
 	}

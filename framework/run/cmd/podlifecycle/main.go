@@ -1,6 +1,6 @@
 // Command podlifecycle runs the suites as `make e2e` does, and compares runs.
 //
-//	podlifecycle run [-report e2e] [-labels '!Slow'] [-focus RE] [-procs 4] [-versions 'v1.37.2 v1.36.3'] [-rerun-failed] SUITE…
+//	podlifecycle run [-report e2e] [-labels '!Slow'] [-focus RE] [-procs 4] [-versions 'v1.37.2 v1.36.3'] [-rerun-failed] [-shard i/n -durations e2e.json] SUITE…
 //	podlifecycle plan …                 the same flags: print the plan, run nothing
 //	podlifecycle compare [flags] BASE HEAD
 //
@@ -19,6 +19,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/podlifecycle/conformance/framework/run"
 )
@@ -45,10 +47,10 @@ func usage() {
 	os.Exit(2)
 }
 
-func runOrPlan(verb string, args []string) error {
+func runOrPlan(verb string, args []string) (err error) {
 	fs := flag.NewFlagSet(verb, flag.ExitOnError)
 	var o run.Options
-	var versions, projectSuites, ginkgo, phases string
+	var versions, projectSuites, ginkgo, phases, shard, durations string
 	fs.StringVar(&o.Report, "report", "e2e", "the run's report name: <name>.json, <name>-junit.xml")
 	fs.StringVar(&o.Labels, "labels", "!Slow", "Ginkgo label filter (LABELS)")
 	fs.StringVar(&o.Focus, "focus", "", "Ginkgo focus (FOCUS)")
@@ -60,6 +62,8 @@ func runOrPlan(verb string, args []string) error {
 	fs.StringVar(&projectSuites, "project-suites", "", "every suite of the project, space-separated (the report tells 'not in this run' from 'no spec' by it)")
 	fs.StringVar(&ginkgo, "ginkgo", "go tool ginkgo", "the command that runs Ginkgo")
 	fs.StringVar(&phases, "phases", "", "the file each phase's wall time is appended to (default <artifacts>/phases.txt)")
+	fs.StringVar(&shard, "shard", "", "run only part i of n of the run's spec files (SHARD=i/n), balanced by -durations")
+	fs.StringVar(&durations, "durations", "", "a saved earlier run's Ginkgo JSON report whose spec times balance the shards (SHARD_DURATIONS; every shard must be given the same one; empty: by number of specs)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -68,8 +72,22 @@ func runOrPlan(verb string, args []string) error {
 	o.ProjectSuites = strings.Fields(projectSuites)
 	o.ExistingCluster = os.Getenv("KUBECONFIG") != ""
 	o.Color = isTerminal(os.Stdout)
+	if o.Shard, err = run.ParseShard(shard); err != nil {
+		return err
+	}
+	if durations != "" {
+		data, err := os.ReadFile(durations)
+		if err != nil {
+			return fmt.Errorf("SHARD_DURATIONS: %w", err)
+		}
+		var reports []types.Report
+		if err := json.Unmarshal(data, &reports); err != nil {
+			return fmt.Errorf("SHARD_DURATIONS: %s is not a Ginkgo JSON report: %w", durations, err)
+		}
+		o.Durations = run.Durations(reports)
+	}
 
-	plan, err := run.NewPlan(o, run.KindConfigs(os.DirFS(".")))
+	plan, err := run.NewPlan(o, os.DirFS("."))
 	if err != nil {
 		return err
 	}

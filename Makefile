@@ -73,7 +73,7 @@ REPORT_JSON ?= e2e.json
 # Wall time of each phase of the last make e2e: image build, each suite, the report.
 PHASES = $(ARTIFACTS)/phases.txt
 
-.PHONY: test e2e images mutants report compare report-screenshots runner-image runner-job clean $(addprefix e2e-,$(ALL_SUITES))
+.PHONY: test e2e e2e-ab images mutants report compare report-screenshots runner-image runner-job clean $(addprefix e2e-,$(ALL_SUITES))
 
 # go vet ./... runs every vet analyzer over every package and its tests; go test's own
 # vet would run a subset of them again, and with its different analyzer set compute
@@ -152,6 +152,25 @@ HEAD ?=
 compare:
 	@[ -n '$(BASE)' ] && [ -n '$(HEAD)' ] || { echo "usage: make compare BASE=<artifacts dir> HEAD=<artifacts dir>" >&2; exit 2; }
 	go run ./framework/compare/cmd/compare -json $(REPORT_JSON) '$(BASE)' '$(HEAD)'
+
+# A/B in one command: make e2e as it is (A), then with the B switches (B), then
+# compare A → B; exits 1 when a statement got worse under B. B is any of
+# KUBELET_B=/path/kubelet, KUBELET_VERSION_B=v1.36.3, FEATURE_GATES_B=…,
+# KUBELET_FEATURE_GATES_B=…, K8S_VERSION_B=v1.36.3. The runs' artifacts:
+# $(ARTIFACTS)/ab/a and .../b; the comparison beside them.
+KUBELET_B ?=
+KUBELET_VERSION_B ?=
+FEATURE_GATES_B ?=
+KUBELET_FEATURE_GATES_B ?=
+K8S_VERSION_B ?=
+AB_SWITCHES = $(if $(KUBELET_B),KUBELET='$(abspath $(KUBELET_B))') $(if $(KUBELET_VERSION_B),KUBELET_VERSION='$(KUBELET_VERSION_B)') \
+	$(if $(FEATURE_GATES_B),FEATURE_GATES='$(FEATURE_GATES_B)') $(if $(KUBELET_FEATURE_GATES_B),KUBELET_FEATURE_GATES='$(KUBELET_FEATURE_GATES_B)') \
+	$(if $(K8S_VERSION_B),K8S_VERSIONS='$(K8S_VERSION_B)')
+e2e-ab:
+	@[ -n "$(strip $(AB_SWITCHES))" ] || { echo "usage: make e2e-ab KUBELET_B=… | KUBELET_VERSION_B=… | FEATURE_GATES_B=… | KUBELET_FEATURE_GATES_B=… | K8S_VERSION_B=…" >&2; exit 2; }
+	$(MAKE) --no-print-directory e2e ARTIFACTS=$(ARTIFACTS)/ab/a || echo "== A: some specs failed; compared as they are"
+	$(MAKE) --no-print-directory e2e ARTIFACTS=$(ARTIFACTS)/ab/b $(AB_SWITCHES) || echo "== B: some specs failed; compared as they are"
+	go run ./framework/compare/cmd/compare -json e2e.json -out $(ARTIFACTS)/ab -base-name 'A' -head-name "B ($(strip $(AB_SWITCHES)))" $(ARTIFACTS)/ab/a $(ARTIFACTS)/ab/b
 
 # Renders report.html in headless Chromium (installed from Debian when missing and
 # root) and saves screenshots of the matrix and of a delay chart under ARTIFACTS;

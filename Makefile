@@ -73,7 +73,7 @@ REPORT_JSON ?= e2e.json
 # Wall time of each phase of the last make e2e: image build, each suite, the report.
 PHASES = $(ARTIFACTS)/phases.txt
 
-.PHONY: test e2e e2e-ab images mutants report compare report-screenshots runner-image runner-job clean $(addprefix e2e-,$(ALL_SUITES))
+.PHONY: test e2e e2e-ab list images mutants report compare report-screenshots runner-image runner-job clean $(addprefix e2e-,$(ALL_SUITES))
 
 # go vet ./... runs every vet analyzer over every package and its tests; go test's own
 # vet would run a subset of them again, and with its different analyzer set compute
@@ -122,6 +122,11 @@ RUN = go run ./framework/run/cmd/podlifecycle run -labels '$(LABELS)' -focus '$(
 
 e2e: images
 	$(RUN) -report e2e $(addprefix ./suites/,$(SUITES))
+
+# Per statement, the specs a make e2e with these LABELS, FOCUS and SHARD would run
+# (Ginkgo's dry run: no cluster, nothing built).
+list:
+	$(subst podlifecycle run,podlifecycle list,$(RUN)) -report e2e $(addprefix ./suites/,$(SUITES))
 
 # e2e-<suite> runs suites/<suite> and the suites below it (e2e-restart: restart and
 # restart/profiles; e2e-termination: termination and termination/gated).

@@ -2,6 +2,8 @@
 //
 //	podlifecycle run [-report e2e] [-labels '!Slow'] [-focus RE] [-procs 4] [-versions 'v1.37.2 v1.36.3'] [-rerun-failed] [-shard i/n -durations e2e.json] SUITE…
 //	podlifecycle plan …                 the same flags: print the plan, run nothing
+//	podlifecycle list …                 the same flags: per statement, the specs the run would
+//	                                    select (Ginkgo's dry run: no cluster)
 //	podlifecycle compare [flags] BASE HEAD
 //
 // SUITE is a package path, ./suites/lifecycle, or ./suites/restart/... for a suite
@@ -16,13 +18,16 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/podlifecycle/conformance/framework/run"
+	"github.com/podlifecycle/conformance/framework/statements"
 )
 
 func main() {
@@ -31,7 +36,7 @@ func main() {
 	}
 	var err error
 	switch os.Args[1] {
-	case "run", "plan":
+	case "run", "plan", "list":
 		err = runOrPlan(os.Args[1], os.Args[2:])
 	default:
 		usage()
@@ -43,7 +48,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: podlifecycle run|plan [flags] SUITE…   (podlifecycle run -h for the flags)")
+	fmt.Fprintln(os.Stderr, "usage: podlifecycle run|plan|list [flags] SUITE…   (podlifecycle run -h for the flags)")
 	os.Exit(2)
 }
 
@@ -91,6 +96,9 @@ func runOrPlan(verb string, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	if verb == "list" {
+		return list(plan, strings.Fields(ginkgo))
+	}
 	if verb == "plan" {
 		out, err := json.MarshalIndent(plan, "", "  ")
 		if err != nil {
@@ -121,4 +129,33 @@ func runOrPlan(verb string, args []string) (err error) {
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// list prints, per statement, the specs the plan's first pass would run, from a
+// Ginkgo dry run (no cluster, no setup nodes run).
+func list(plan run.Plan, ginkgo []string) error {
+	cat, err := statements.Load()
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "podlifecycle-list-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	pass := plan.Versions[0]
+	cmd := exec.Command(ginkgo[0], append(ginkgo[1:], run.DryRunArgs(pass, dir)...)...)
+	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("ginkgo --dry-run: %w", err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, run.ListReport))
+	if err != nil {
+		return err
+	}
+	var reports []types.Report
+	if err := json.Unmarshal(data, &reports); err != nil {
+		return err
+	}
+	return run.WriteList(os.Stdout, cat, run.Selected(reports))
 }

@@ -209,23 +209,11 @@ func evidence(d report.Document, id string) string {
 	}
 	for _, f := range d.Failures {
 		if specs[f.Spec.Suite+"\x00"+f.Spec.Text] {
-			return firstTellingLine(f.Message) + " (" + f.Location + ")"
+			return report.TellingLine(f.Message) + " (" + f.Location + ")"
 		}
 	}
 	if topics := topicsOf(d, id); len(topics) > 0 {
 		return "drift: " + strings.Join(topics, "; ")
-	}
-	return ""
-}
-
-// firstTellingLine skips Gomega's "Timed out after …" lines, which say only when.
-func firstTellingLine(msg string) string {
-	for _, l := range strings.Split(strings.TrimSpace(msg), "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "Timed out after") || strings.HasPrefix(l, "Failed after") || strings.HasPrefix(l, "The function passed to") {
-			continue
-		}
-		return l
 	}
 	return ""
 }

@@ -177,25 +177,10 @@ func firstFailure(d report.Document, id string) string {
 	specs := specsOf(d, id)
 	for _, f := range d.Failures {
 		if specs[specKey(f.Spec)] {
-			return tellingLine(f.Message) + " (" + f.Location + ")"
+			return report.TellingLine(f.Message) + " (" + f.Location + ")"
 		}
 	}
 	return ""
-}
-
-// tellingLine is a failure message's first line that says what failed: Gomega's own
-// "Timed out after 10.001s." or "Failed after 0.000s." lines, which open the
-// message of an Eventually or a Consistently, say only when.
-func tellingLine(msg string) string {
-	lines := strings.Split(strings.TrimSpace(msg), "\n")
-	for _, l := range lines {
-		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "Timed out after") || strings.HasPrefix(l, "Failed after") || strings.HasPrefix(l, "The function passed to") {
-			continue
-		}
-		return l
-	}
-	return strings.TrimSpace(lines[0])
 }
 
 // unrelatedFailures are the failures of the mutant's run that are not of a spec of a
@@ -213,7 +198,7 @@ func unrelatedFailures(m Mutant, d report.Document) []string {
 		if named[specKey(f.Spec)] {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s %s: %s (%s)", f.NodeType, f.Spec.Text, tellingLine(f.Message), f.Location))
+		out = append(out, fmt.Sprintf("%s %s: %s (%s)", f.NodeType, f.Spec.Text, report.TellingLine(f.Message), f.Location))
 	}
 	return out
 }

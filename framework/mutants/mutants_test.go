@@ -107,12 +107,3 @@ func TestClassify(t *testing.T) {
 		t.Errorf("counts %+v", c)
 	}
 }
-
-func TestTellingLine(t *testing.T) {
-	if got := tellingLine("Failed after 0.000s.\nPL-13: Running while a container waits\nmore"); got != "PL-13: Running while a container waits" {
-		t.Errorf("tellingLine = %q", got)
-	}
-	if got := tellingLine("delay 2 too short: …"); got != "delay 2 too short: …" {
-		t.Errorf("tellingLine = %q", got)
-	}
-}

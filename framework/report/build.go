@@ -369,3 +369,18 @@ func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
 }
+
+// TellingLine is a failure message's first line that says what failed: Gomega's own
+// "Timed out after 10.001s." or "Failed after 0.000s." lines, which open the
+// message of an Eventually or a Consistently, say only when.
+func TellingLine(msg string) string {
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "Timed out after") || strings.HasPrefix(l, "Failed after") || strings.HasPrefix(l, "The function passed to") {
+			continue
+		}
+		return l
+	}
+	return strings.TrimSpace(lines[0])
+}

@@ -496,3 +496,12 @@ func TestDisagreementsShowTheClusterAnswer(t *testing.T) {
 		t.Errorf("markdown lacks the section:\n%s", md.String())
 	}
 }
+
+func TestTellingLine(t *testing.T) {
+	if got := TellingLine("Failed after 0.000s.\nPL-13: Running while a container waits\nmore"); got != "PL-13: Running while a container waits" {
+		t.Errorf("TellingLine = %q", got)
+	}
+	if got := TellingLine("delay 2 too short: …"); got != "delay 2 too short: …" {
+		t.Errorf("TellingLine = %q", got)
+	}
+}

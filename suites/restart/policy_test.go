@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/podlifecycle/conformance/framework/drift"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
 	"github.com/podlifecycle/conformance/framework/suite"
@@ -142,10 +141,12 @@ var _ = Describe("Restart policy", func() {
 
 	// The race oomKilled avoids, measured: a container whose process 1 is the one the
 	// OOM killer hits exits at the kill, and the runtime reports OOMKilled only when its
-	// shim reads the OOM event before the container's cgroup is removed. The pages
-	// promise OOMKilled; each pod that shows Error (exit 137) instead is drift, with
-	// the frequency this run measured. Policy Never: each pod's one kill is its last.
-	It("reports an OOM kill as OOMKilled also when the killed process is the container's own (the runtime's race, measured)",
+	// shim reads the OOM event before the container's cgroup is removed. How often
+	// that happens unforced depends on the run's load (3 of 5 pods in one loaded run,
+	// 0 of 6 in the next), so it is recorded here as a frequency and decides no
+	// verdict: the spec of oomrace_test.go forces the race and decides RS-2's drift
+	// on it the same way every run. Policy Never: each pod's one kill is its last.
+	It("reports an OOM kill as OOMKilled also when the killed process is the container's own (the runtime's race, its frequency measured)",
 		Label("RS-2"), suite.Timeout(oomRacePods*(podStartBound+oomRaceBound)), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)
 			reasons := map[string]int{}
@@ -163,17 +164,8 @@ var _ = Describe("Restart policy", func() {
 				Expect(st.ExitCode).To(BeEquivalentTo(137), "RS-2: the OOM killer's SIGKILL ends the container:\n%s", tl)
 				reasons[st.Reason]++
 			}
-			AddReportEntry("OOM kills of a container's own process, reasons reported", fmt.Sprint(reasons))
-			suite.Drift(drift.Observation[int]{
-				Statement:  "RS-2",
-				Topic:      "an OOM kill reported as Error when the container exits at the kill",
-				Docs:       "a container the OOM killer ended is reported with reason OOMKilled",
-				Documented: 0,
-				Measured:   oomRacePods - reasons["OOMKilled"],
-				Evidence: fmt.Sprintf("of %d pods whose container's process 1 was OOM-killed, %d were reported OOMKilled (reasons %v): the runtime's shim drops the OOM event when the container's cgroup is gone before it reads it (see oomKilled)",
-					oomRacePods, reasons["OOMKilled"], reasons),
-				Reproducer: suite.Reproducer(oomKilledAtOnce("oom-race"), "any node; holding the pod's containerd shim stopped (kill -STOP) across the kill makes it happen every time"),
-			})
+			AddReportEntry("OOM kills of a container's own process, unforced: reasons reported (a frequency under this run's load; the forced race decides the drift)",
+				fmt.Sprintf("%d of %d reported OOMKilled: %v", reasons["OOMKilled"], oomRacePods, reasons))
 		})
 
 	It("under Never, keeps the pod Running while the other container runs, and Failed once all have exited", Label("RS-2"), suite.Timeout(podStartBound, 8*time.Second+10*time.Second), func(ctx SpecContext) {

@@ -159,3 +159,18 @@ func TestFactsThatDiffer(t *testing.T) {
 		}
 	}
 }
+
+func TestFactsOfAClusterOneRunDidNotMake(t *testing.T) {
+	base := report.Document{Facts: []report.FactsView{{Column: column, Clusters: []entries.ClusterFacts{
+		{Config: "kind-configs/default.yaml", ServerVersion: "v1.37.2"},
+		{Config: "kind-configs/backoff-profiles.yaml", ServerVersion: "v1.37.2", Nodes: []entries.NodeFacts{{Name: "plc-backoff-profiles-0a1b2c3d-worker"}}},
+	}}}}
+	head := report.Document{Facts: []report.FactsView{{Column: column, Clusters: []entries.ClusterFacts{
+		{Config: "kind-configs/default.yaml", ServerVersion: "v1.37.2"},
+	}}}}
+	got := Of("a", base, "b", head).Facts
+	want := []Fact{{Config: "kind-configs/backoff-profiles.yaml", Key: "cluster facts", Base: "recorded"}}
+	if len(got) != 1 || got[0] != want[0] {
+		t.Errorf("facts %+v, want the one line %+v", got, want)
+	}
+}

@@ -15,10 +15,19 @@ import (
 // cluster: "worker3") kubelet version and sha256, settings, declared features,
 // taints and profile. Where several suites recorded one cluster, the first record
 // stands (they read the same cluster).
+//
+// A configuration whose facts only one run recorded (a run of fewer suites made
+// fewer clusters) is one fact, "recorded in one run only", not each of its values.
 func facts(base, head report.Document) []Fact {
 	b, h := flatFacts(base), flatFacts(head)
 	var out []Fact
 	for _, config := range sortedKeys(b, h) {
+		_, inBase := b[config]
+		_, inHead := h[config]
+		if !inBase || !inHead {
+			out = append(out, Fact{Config: config, Key: "cluster facts", Base: recorded(inBase), Head: recorded(inHead)})
+			continue
+		}
 		for _, key := range sortedKeys(b[config], h[config]) {
 			if bv, hv := b[config][key], h[config][key]; bv != hv {
 				out = append(out, Fact{Config: config, Key: key, Base: bv, Head: hv})
@@ -26,6 +35,13 @@ func facts(base, head report.Document) []Fact {
 		}
 	}
 	return out
+}
+
+func recorded(in bool) string {
+	if in {
+		return "recorded"
+	}
+	return ""
 }
 
 // flatFacts is config → fact → value.

@@ -17,13 +17,20 @@ func (c Comparison) Summary() string {
 	}
 	fmt.Fprintf(&b, "compare %s → %s: %d statements — worse %d · better %d · same %d · no longer measured %d · newly measured %d · measured in neither %d\n",
 		c.BaseName, c.HeadName, len(c.Statements), counts[Worse], counts[Better], counts[Same], counts[Lost], counts[Gained], counts[Unmeasured])
-	for _, tr := range []Transition{Worse, Better, Lost, Gained} {
+	for _, tr := range []Transition{Worse, Better} {
 		for _, s := range c.with(tr) {
-			fmt.Fprintf(&b, "  %-18s %-6s %s → %s", tr, s.ID, s.Base, s.Head)
+			fmt.Fprintf(&b, "  %-6s %-6s %s → %s", tr, s.ID, s.Base, s.Head)
 			if s.Why != "" {
 				fmt.Fprintf(&b, ": %s", s.Why)
 			}
 			b.WriteByte('\n')
+		}
+	}
+	// Coverage changes: the IDs only, one line each (a run of fewer suites loses
+	// dozens; the Markdown and HTML give each one's verdicts).
+	for _, tr := range []Transition{Lost, Gained} {
+		if ids := c.ids(tr); len(ids) > 0 {
+			fmt.Fprintf(&b, "  %s: %s\n", tr, strings.Join(ids, " "))
 		}
 	}
 	exceeding := c.ExceedingTimings()
@@ -44,6 +51,14 @@ func (c Comparison) Summary() string {
 		fmt.Fprintf(&b, "  %s: %s: %s → %s\n", f.Config, f.Key, orNone(f.Base), orNone(f.Head))
 	}
 	return b.String()
+}
+
+func (c Comparison) ids(t Transition) []string {
+	var out []string
+	for _, s := range c.with(t) {
+		out = append(out, s.ID)
+	}
+	return out
 }
 
 func value(v float64, unit string) string {

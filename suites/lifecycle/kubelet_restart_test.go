@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/podlifecycle/conformance/framework/crashloop"
 	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
@@ -75,8 +76,7 @@ func restartKubeletUnder(ctx SpecContext, node facts.Node) (*observe.Timeline, c
 	// (prober.manager.UpdatePodStatus triggers it), so a kubelet that forgot the
 	// container's ready value and waited for the probe would show ready=false in the
 	// statuses it writes meanwhile; a probe that answers at once would hide that, its
-	// success arriving before the kubelet's first status write (the kill matrix's
-	// mutant 11 got through the spec that way).
+	// success arriving before the kubelet's first status write.
 	pod := shellPod("survivor", corev1.RestartPolicyAlways, "sleep 3600")
 	pod.Spec.Containers[0].ReadinessProbe = &corev1.Probe{
 		ProbeHandler:   corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"sleep", "3"}}},
@@ -99,5 +99,17 @@ func restartKubeletUnder(ctx SpecContext, node facts.Node) (*observe.Timeline, c
 	Eventually(func() time.Duration { return time.Since(startedAt) }).WithContext(ctx).WithPolling(500 * time.Millisecond).
 		WithTimeout(13 * time.Second).Should(BeNumerically(">", 12*time.Second))
 
-	return tl, before, env.RestartKubelet(ctx, node.Name).Called
+	restart := env.RestartKubelet(ctx, node.Name)
+	// The restarted kubelet computes the pod's status at every sync, and the first
+	// ones come before its readiness prober has a result: it adds the pod's probe
+	// workers during the first sync, each waits up to a period before it probes, and
+	// the probe takes 3 s. A kubelet that kept ready only at the first sync would show
+	// ready=false at a later one in that window, but nothing syncs the pod there by
+	// itself. So the pod is updated every 250 ms from the restart on (an annotation,
+	// which the kubelet syncs at once, as the crash loops are paced): ready is then
+	// computed, and written if it changed, several times a second throughout the
+	// window (the kill matrix's mutant 11, which keeps ready only while the probe
+	// worker does not exist yet, got through a spec that left the pod alone).
+	crashloop.Pace(ctx, env, ns, pod.Name)
+	return tl, before, restart.Called
 }

@@ -85,8 +85,8 @@ var _ = Describe("Pod phase", func() {
 			AddReportEntry("conditions first seen True (watch, ms)", tl.ConditionsFirstTrue())
 		})
 
-	It("takes a pod with an init container through every lifecycle condition in the documented order",
-		Label("PC-2"), suite.Timeout(podStartBound), func(ctx SpecContext) {
+	It("takes a pod with an init container through every lifecycle condition in the documented order, each staying True once True",
+		Label("PC-2", "PC-4"), suite.Timeout(podStartBound), func(ctx SpecContext) {
 			// With an init container (2 s) and a readiness probe held back 2 s, the kubelet
 			// turns each condition True in a status write of its own: the sandbox before
 			// the init container runs, Initialized once it has completed (PC-3), then
@@ -108,6 +108,15 @@ var _ = Describe("Pod phase", func() {
 			expectNotBefore(tl, corev1.PodReady, corev1.ContainersReady)
 			// And as their lastTransitionTimes show (whole seconds: equal counts as in order).
 			Expect(tl.Pod()).To(HaveConditionsTrueInOrder(append(order, corev1.PodReady)...))
+			// Become True in order, and stay: nothing in this pod's start undoes a step
+			// (its sandbox lives on, no container exits but the init container, which
+			// completes). A condition True, then False, then True again would pass the
+			// first-True order above while the pod went back a step in between: for
+			// PodReadyToStartContainers that is PC-4's "True afterwards" broken, the
+			// sandbox ready and the condition False while the init container runs.
+			for _, c := range append(order, corev1.PodReady) {
+				expectStaysTrue(tl, c)
+			}
 			AddReportEntry("conditions first seen True (watch, ms)", tl.ConditionsFirstTrue())
 		})
 
@@ -342,6 +351,18 @@ func expectStrictlyBefore(tl *observe.Timeline, a, b corev1.PodConditionType) {
 	wa, wb := statusWrite(tl, a), statusWrite(tl, b)
 	Expect(wa).To(BeNumerically(">=", 0), "PC-2: %s never seen True:\n%s", a, tl)
 	Expect(wb).To(BeNumerically(">", wa), "PC-2: %s (status write %d) not True after %s (status write %d):\n%s", b, wb, a, wa, tl)
+}
+
+// expectStaysTrue: from the first status in which condition c is True, every later
+// status the watch saw has it True (PC-2; PC-4 for PodReadyToStartContainers).
+func expectStaysTrue(tl *observe.Timeline, c corev1.PodConditionType) {
+	GinkgoHelper()
+	first := statusWrite(tl, c)
+	for i, p := range tl.Pods() {
+		if i > first {
+			Expect(p).To(HaveCondition(c, corev1.ConditionTrue, ""), "PC-2/PC-4: %s True in status write %d, not True again in write %d, with nothing in the pod's start to undo it:\n%s", c, first, i, tl)
+		}
+	}
 }
 
 // expectNotBefore: a turned True no earlier than b, in the same status write or later

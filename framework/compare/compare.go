@@ -65,8 +65,8 @@ type Timing struct {
 	// so a difference within its width is the kubelet's and the machine's noise (the
 	// pod worker's jitter, container start times), not a change of behaviour.
 	Tolerance float64
-	// Exceeds: |Head − Base| > Tolerance, or the documented value itself changed
-	// (BaseExpected ≠ HeadExpected: other kubelet settings).
+	// Exceeds: |Head − Base| > Tolerance, or, for a crash-loop delay, the documented
+	// value itself changed (BaseExpected ≠ HeadExpected: other kubelet settings).
 	Exceeds                    bool
 	BaseExpected, HeadExpected float64
 	// Allowed: the head run's allowed range, as the spec stated it.

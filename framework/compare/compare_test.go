@@ -174,3 +174,20 @@ func TestFactsOfAClusterOneRunDidNotMake(t *testing.T) {
 		t.Errorf("facts %+v, want the one line %+v", got, want)
 	}
 }
+
+func TestAMeasurementsOwnRangeMayMove(t *testing.T) {
+	exp := func(measured, lo, hi float64) []report.ExperimentRef {
+		return []report.ExperimentRef{{Name: "grace across a kubelet restart", Spec: spec("grace"), Rows: []report.MeasurementRow{
+			{Name: "restart → SIGKILL (ms)", Measured: []float64{measured}, Unit: "ms", HasRange: true, Min: lo, Max: hi}}}}
+	}
+	// The range follows the run's own restart time: its midpoint moved, the values
+	// 302 ms apart in a 21 s window.
+	c := Of("a", report.Document{Experiments: exp(21771, 0, 21900)}, "b", report.Document{Experiments: exp(21469, 0, 21540)})
+	if len(c.Timings) != 1 || c.Timings[0].Exceeds {
+		t.Errorf("%+v: a measurement's range is no documented value; within its width, no change", c.Timings)
+	}
+	c = Of("a", report.Document{Experiments: exp(1000, 900, 1100)}, "b", report.Document{Experiments: exp(1500, 900, 1100)})
+	if len(c.Timings) != 1 || !c.Timings[0].Exceeds {
+		t.Errorf("%+v: 500 ms apart in a 200 ms window", c.Timings)
+	}
+}

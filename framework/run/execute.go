@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -41,7 +42,7 @@ type Executor struct {
 // of what ran.
 func (e Executor) Execute(ctx context.Context, p Plan) error {
 	runID := fmt.Sprint(time.Now().UnixNano())
-	env := append(clone(e.Env), "E2E_RUN_ID="+runID)
+	env := append(slices.Clone(e.Env), "E2E_RUN_ID="+runID)
 	var failed []error
 	fail := func(err error) { failed = append(failed, err) }
 	for _, pass := range p.Versions {
@@ -82,7 +83,7 @@ func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, env []stri
 	}
 	if pass.BuildImages {
 		start := time.Now()
-		versionEnv := append(clone(env), "KUBERNETES_VERSION="+pass.Version)
+		versionEnv := append(slices.Clone(env), "KUBERNETES_VERSION="+pass.Version)
 		if err := e.command(ctx, versionEnv, "bash", "images/build.sh"); err != nil {
 			return fmt.Errorf("the images of Kubernetes %s: %w", pass.Version, err)
 		}
@@ -91,13 +92,13 @@ func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, env []stri
 		if err != nil {
 			return fmt.Errorf("the node image of Kubernetes %s: %w", pass.Version, err)
 		}
-		env = append(clone(env), "E2E_SERVER_VERSION="+pass.Version, "NODE_IMAGE="+nodeImage)
+		env = append(slices.Clone(env), "E2E_SERVER_VERSION="+pass.Version, "NODE_IMAGE="+nodeImage)
 	}
 	outDir, err := filepath.Abs(pass.OutDir)
 	if err != nil {
 		return err
 	}
-	env = append(clone(env), "E2E_ARTIFACTS="+outDir)
+	env = append(slices.Clone(env), "E2E_ARTIFACTS="+outDir)
 
 	suites, focus := pass.Suites, pass.FocusFiles
 	if len(suites) == 0 {
@@ -134,14 +135,14 @@ func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, env []stri
 	start := time.Now()
 	junit := strings.TrimSuffix(p.ReportJSON, ".json") + "-junit.xml"
 	var suitesErr error
+	flags := append(slices.Clone(pass.GinkgoFlags), focus...)
 	if pass.SideBySide {
-		suitesErr = e.sideBySide(ctx, env, pass, append(clone(pass.GinkgoFlags), focus...), junit, p.ReportJSON)
+		suitesErr = e.sideBySide(ctx, env, pass, flags, junit, p.ReportJSON)
 		e.phase("suites side by side"+suffix, time.Since(start))
 	} else {
-		args := append(clone(pass.GinkgoFlags), focus...)
-		args = append(args, "--output-dir="+pass.OutDir, "--json-report="+p.ReportJSON, "--junit-report="+junit)
+		args := append(flags, "--output-dir="+pass.OutDir, "--json-report="+p.ReportJSON, "--junit-report="+junit)
 		args = append(args, suites...)
-		suitesErr = e.command(ctx, env, e.Ginkgo[0], append(clone(e.Ginkgo[1:]), args...)...)
+		suitesErr = e.command(ctx, env, e.Ginkgo[0], append(slices.Clone(e.Ginkgo[1:]), args...)...)
 		e.phase("suites"+suffix, time.Since(start))
 	}
 	e.suitePhases(filepath.Join(pass.OutDir, p.ReportJSON))
@@ -261,10 +262,6 @@ func copyFile(from, to string) error {
 	}
 	return os.WriteFile(to, data, 0o644)
 }
-
-// clone copies a string slice, so that appending to the copy never writes into
-// the original's spare capacity.
-func clone(s []string) []string { return append([]string(nil), s...) }
 
 // forwardInterrupt gives the step SIGINT when the run itself was asked to stop by
 // SIGTERM; after a terminal's Ctrl-C the step has its own SIGINT already.

@@ -84,6 +84,7 @@ func SplitSuites(repo fs.FS, suites []string, count int, durations map[string]ti
 		}
 		return strings.Compare(a.File, b.File)
 	})
+	order := concrete(repo, suites)
 	parts := make([]ShardPart, count)
 	for _, f := range files {
 		best, bestLoad := 0, time.Duration(-1)
@@ -116,7 +117,7 @@ func SplitSuites(repo fs.FS, suites []string, count int, durations map[string]ti
 		slices.Sort(parts[i].Configs)
 		// In the order the run lists its suites.
 		slices.SortStableFunc(parts[i].Suites, func(a, b string) int {
-			return cmp.Compare(slices.Index(concrete(repo, suites), a), slices.Index(concrete(repo, suites), b))
+			return cmp.Compare(slices.Index(order, a), slices.Index(order, b))
 		})
 	}
 	return parts, nil

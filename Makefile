@@ -162,7 +162,8 @@ compare:
 # compare A → B; exits 1 when a statement got worse under B. B is any of
 # KUBELET_B=/path/kubelet, KUBELET_VERSION_B=v1.36.3, FEATURE_GATES_B=…,
 # KUBELET_FEATURE_GATES_B=…, K8S_VERSION_B=v1.36.3. The runs' artifacts:
-# $(ARTIFACTS)/ab/a and .../b; the comparison beside them.
+# $(ARTIFACTS)/ab/a and .../b; the comparison beside them. BASE=dir takes an earlier
+# run of the same code as A instead of running it again (half the time).
 KUBELET_B ?=
 KUBELET_VERSION_B ?=
 FEATURE_GATES_B ?=
@@ -173,9 +174,10 @@ AB_SWITCHES = $(if $(KUBELET_B),KUBELET='$(abspath $(KUBELET_B))') $(if $(KUBELE
 	$(if $(K8S_VERSION_B),K8S_VERSIONS='$(K8S_VERSION_B)')
 e2e-ab:
 	@[ -n "$(strip $(AB_SWITCHES))" ] || { echo "usage: make e2e-ab KUBELET_B=… | KUBELET_VERSION_B=… | FEATURE_GATES_B=… | KUBELET_FEATURE_GATES_B=… | K8S_VERSION_B=…" >&2; exit 2; }
-	$(MAKE) --no-print-directory e2e ARTIFACTS=$(ARTIFACTS)/ab/a || echo "== A: some specs failed; compared as they are"
+	@if [ -n "$(BASE)" ]; then echo "== A: the run in $(BASE), not run again"; \
+	else $(MAKE) --no-print-directory e2e ARTIFACTS=$(ARTIFACTS)/ab/a || echo "== A: some specs failed; compared as they are"; fi
 	$(MAKE) --no-print-directory e2e ARTIFACTS=$(ARTIFACTS)/ab/b $(AB_SWITCHES) || echo "== B: some specs failed; compared as they are"
-	go run ./framework/compare/cmd/compare -json e2e.json -out $(ARTIFACTS)/ab -base-name 'A' -head-name "B ($(strip $(AB_SWITCHES)))" $(ARTIFACTS)/ab/a $(ARTIFACTS)/ab/b
+	go run ./framework/compare/cmd/compare -json e2e.json -out $(ARTIFACTS)/ab -base-name 'A' -head-name "B ($(strip $(AB_SWITCHES)))" $(or $(BASE),$(ARTIFACTS)/ab/a) $(ARTIFACTS)/ab/b
 
 # Renders report.html in headless Chromium (installed from Debian when missing and
 # root) and saves screenshots of the matrix and of a delay chart under ARTIFACTS;

@@ -53,7 +53,7 @@ var _ = Describe("Liveness probe", func() {
 		first, _ := log.Between(observe.StartOf("liveness"), observe.MarkOf("liveness", "/healthz 500"))
 		min, _ := firstProbeWindow(15*time.Second, 10*time.Second)
 		Expect(first).To(BeNumerically(">=", min), "PR-8: no probe before initialDelaySeconds (15 s, counted from the truncated StartedAt):\n%s", log)
-		earlyFirstProbe(tl.Pod(), first, 15*time.Second)
+		earlyFirstProbe(first, 15*time.Second)
 		headers := probeHeaders(ctx, ns, pod.Name, "liveness", "/healthz", true)
 		Expect(headers).To(HaveLen(3))
 		Expect(headers).To(HaveEach(ContainSubstring("X-Custom-Header=Awesome")), "PR-8: every probe carries the custom header")

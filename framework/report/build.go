@@ -163,6 +163,8 @@ func reasonOf(s types.SpecReport, v Verdict, id string, findings []drift.Finding
 		return strings.TrimSpace(s.Failure.Message)
 	case NotRun:
 		switch {
+		case s.State.Is(types.SpecStateFailureStates):
+			return "not decided: the spec failed on " + strings.Join(failedOn(s), ", ") + " first (" + TellingLine(s.Failure.Message) + ")"
 		case how.setupFailed:
 			return "suite setup failed"
 		case slices.Contains(s.Labels(), "Slow"):

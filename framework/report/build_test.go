@@ -505,3 +505,42 @@ func TestTellingLine(t *testing.T) {
 		t.Errorf("TellingLine = %q", got)
 	}
 }
+
+// A failed spec of several statements fails those its failure message names; the
+// others it did not decide, so they are not measured by it, with the reason. A
+// failure that names none of its statements fails them all.
+func TestFailureCountsAgainstTheStatementsItNames(t *testing.T) {
+	spec := func(text, message string, labels ...string) types.SpecReport {
+		s := types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: text, LeafNodeLabels: labels, State: types.SpecStateFailed}
+		s.Failure.Message = message
+		return s
+	}
+	setup := types.SpecReport{LeafNodeType: types.NodeTypeSynchronizedBeforeSuite, State: types.SpecStatePassed,
+		ReportEntries: []types.ReportEntry{savedEntry(t, FactsEntry, ClusterFacts{Config: DefaultConfig, ServerVersion: "v1.37.2"})}}
+	run := Run{Suites: []types.Report{{SuitePath: "/repo/suites/restart", SpecReports: types.SpecReports{setup,
+		spec("backs off", "Timed out after 60s.\nRS-6 delay 4 too long: expected 40000ms measured 45127ms", "RS-6", "RS-8"),
+		spec("starts", "pod never started", "PL-1", "PL-13"),
+		// An ID the spec does not carry names nothing of it: both of its statements fail.
+		spec("restarts", "unlike RS-2 …", "RS-3", "RS-4"),
+	}}}}
+	var ids []statements.Statement
+	for _, id := range []string{"RS-6", "RS-8", "PL-1", "PL-13", "RS-3", "RS-4"} {
+		ids = append(ids, statements.Statement{ID: id})
+	}
+	cat := statements.Catalogue{Areas: []statements.Area{{Code: "XX", Statements: ids}}}
+	doc, err := Build(t.TempDir(), []Run{run}, cat, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]Verdict{"RS-6": Fails, "RS-8": NotRun, "PL-1": Fails, "PL-13": Fails, "RS-3": Fails, "RS-4": Fails} {
+		if got := rowOf(t, doc, id).Verdict; got != want {
+			t.Errorf("%s: %s, want %s", id, got, want)
+		}
+	}
+	if got := cellReasons(rowOf(t, doc, "RS-8")); len(got) != 1 || !strings.Contains(got[0], "not decided: the spec failed on RS-6 first (RS-6 delay 4 too long") {
+		t.Errorf("RS-8's reason: %q", got)
+	}
+	if doc.Suites[0].Failed != 3 {
+		t.Errorf("the spec still counts as failed: %+v", doc.Suites[0])
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/podlifecycle/conformance/framework/drift"
+	"github.com/podlifecycle/conformance/framework/statements"
 )
 
 // Verdict is what the run says about a statement. Verdicts are ordered by weight: across
@@ -83,6 +84,9 @@ func (v Verdict) Class() string {
 func specVerdict(s types.SpecReport, id string, findings []drift.Finding) Verdict {
 	switch {
 	case s.State.Is(types.SpecStateFailureStates):
+		if on := failedOn(s); id != "" && len(on) > 0 && !slices.Contains(on, id) {
+			return NotRun
+		}
 		return Fails
 	case s.State == types.SpecStatePassed:
 		if slices.ContainsFunc(findings, func(f drift.Finding) bool { return f.Statement == "" || f.Statement == id }) {
@@ -96,6 +100,24 @@ func specVerdict(s types.SpecReport, id string, findings []drift.Finding) Verdic
 		// Skipped with no message, pending: Ginkgo never ran the spec's body.
 		return NotRun
 	}
+}
+
+// failedOn names the statements a failed spec failed on: those of its labels that its
+// failure message names (the specs' assertions say which statement they check: "RS-6
+// delay 4 too long", "PC-2/PC-4: …"). For its other statements the spec decided
+// nothing: their checks came after the failure, or passed before it. So a spec of RS-6
+// and RS-8 that fails RS-6's delay does not fail RS-8, which a kubelet that changed
+// only the delays never broke; RS-8 is not measured by it. A message that names none
+// of its labels (a pod that never started, say) fails every statement of the spec.
+func failedOn(s types.SpecReport) []string {
+	labels := statements.IDs(s.Labels())
+	var on []string
+	for _, id := range statements.Mentioned(s.Failure.Message) {
+		if slices.Contains(labels, id) {
+			on = append(on, id)
+		}
+	}
+	return on
 }
 
 // heaviest is the verdict that stands among vs.

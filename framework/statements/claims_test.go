@@ -141,3 +141,10 @@ func TestIDs(t *testing.T) {
 		t.Errorf("IDs = %v, want %v", got, want)
 	}
 }
+
+func TestMentioned(t *testing.T) {
+	got := Mentioned("PC-2/PC-4: True in write 3; RS-60 is not RS-6, abc-1 and XPC-22x are not IDs; PC-2 again")
+	if want := []string{"PC-2", "PC-4", "RS-6", "RS-60"}; !slices.Equal(got, want) {
+		t.Errorf("Mentioned: %q, want %q", got, want)
+	}
+}

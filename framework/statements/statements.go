@@ -299,6 +299,16 @@ func (s Statement) Short() string {
 	return text[:cut] + " …"
 }
 
+// mentionPattern finds statement IDs inside a text (a failure message, say).
+var mentionPattern = regexp.MustCompile(`\b[A-Z]{2,4}-[0-9]+\b`)
+
+// Mentioned lists the statement IDs a text names, sorted, each once.
+func Mentioned(text string) []string {
+	out := mentionPattern.FindAllString(text, -1)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // IDs picks the statement IDs (like PL-1) out of a spec's labels: two to four
 // upper-case letters, a dash, a number; sorted, each once. Other labels (Slow, gate
 // names, infra) are not statements.

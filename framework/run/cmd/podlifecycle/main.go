@@ -4,7 +4,11 @@
 //	podlifecycle plan …                 the same flags: print the plan, run nothing
 //	podlifecycle list …                 the same flags: per statement, the specs the run would
 //	                                    select (Ginkgo's dry run: no cluster)
-//	podlifecycle compare [flags] BASE HEAD
+//	podlifecycle compare [flags] BASE HEAD   what changed between two runs (framework/compare)
+//	podlifecycle report [flags]             a run's report from its artifacts (framework/report)
+//	podlifecycle images [-out DIR]          build what is missing of the images (images/build.sh),
+//	                                    then the test images' list and tarball, for the nodes
+//	                                    of an air-gapped cluster of one's own
 //
 // SUITE is a package path, ./suites/lifecycle, or ./suites/restart/... for a suite
 // and the suites below it. run's flags mirror the Makefile's variables (LABELS,
@@ -26,6 +30,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/podlifecycle/conformance/framework/compare/comparecmd"
+	"github.com/podlifecycle/conformance/framework/report/reportcmd"
 	"github.com/podlifecycle/conformance/framework/run"
 	"github.com/podlifecycle/conformance/framework/statements"
 )
@@ -38,6 +44,12 @@ func main() {
 	switch os.Args[1] {
 	case "run", "plan", "list":
 		err = runOrPlan(os.Args[1], os.Args[2:])
+	case "compare":
+		os.Exit(comparecmd.Main(os.Args[2:], os.Stdout, os.Stderr))
+	case "report":
+		os.Exit(reportcmd.Main(os.Args[2:], os.Stdout, os.Stderr))
+	case "images":
+		err = images(os.Args[2:])
 	default:
 		usage()
 	}
@@ -49,6 +61,7 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, "usage: podlifecycle run|plan|list [flags] SUITE…   (podlifecycle run -h for the flags)")
+	fmt.Fprintln(os.Stderr, "       podlifecycle compare [flags] BASE HEAD | report [flags] | images [-out DIR]")
 	os.Exit(2)
 }
 
@@ -158,4 +171,68 @@ func list(plan run.Plan, ginkgo []string) error {
 		return err
 	}
 	return run.WriteList(os.Stdout, cat, run.Selected(reports))
+}
+
+// images builds what is missing of the images (the offline build, cached: seconds
+// when nothing changed), then names the test images the specs' pods run and the
+// tarball that holds them, copied to -out when given: what a cluster of one's own
+// that reaches no registry needs on each node (KUBECONFIG=… make e2e).
+func images(args []string) error {
+	fs := flag.NewFlagSet("images", flag.ExitOnError)
+	out := fs.String("out", "", "copy test-images.tar and test-images.txt into this directory")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("images: unexpected arguments %v", fs.Args())
+	}
+	build := exec.Command("bash", "images/build.sh")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("images/build.sh: %w", err)
+	}
+	// Where the build keeps them: CACHE_DIR, as images/scripts/steps.sh reads it.
+	dir := os.Getenv("CACHE_DIR")
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return err
+		}
+		dir = filepath.Join(cache, "podlifecycle")
+	}
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return err
+		}
+		for _, name := range []string{"test-images.txt", "test-images.tar"} {
+			if err := copyFile(filepath.Join(dir, name), filepath.Join(*out, name)); err != nil {
+				return err
+			}
+		}
+		dir = *out
+	}
+	list, err := os.ReadFile(filepath.Join(dir, "test-images.txt"))
+	if err != nil {
+		return err
+	}
+	fmt.Print(string(list))
+	fmt.Printf("tarball: %s\non each node of your cluster: ctr -n k8s.io images import test-images.tar\n", filepath.Join(dir, "test-images.tar"))
+	return nil
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	o, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(o, in); err != nil {
+		o.Close()
+		return err
+	}
+	return o.Close()
 }

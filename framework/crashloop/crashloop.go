@@ -55,12 +55,13 @@ func CrashLooperRunning(node facts.Node, script string) *corev1.Pod {
 // against the documented delays for that node's kubelet settings (Settings.Documented:
 // the expectation follows the gates and configuration in force, e.g. a
 // FEATURE_GATES override) under the tolerance model, recording expected and measured
-// values in the report (a gmeasure experiment and a table).
-func Check(ctx context.Context, env *suite.Env, node facts.Node, n int) {
+// values in the report (a gmeasure experiment and a table). statement is what the
+// delays check (see CheckDelays).
+func Check(ctx context.Context, env *suite.Env, statement string, node facts.Node, n int) {
 	GinkgoHelper()
 	ns := env.Namespace(ctx)
 	tl := env.Run(ctx, ns, CrashLooper(node))
-	CheckLoop(ctx, env, tl, NodeAndSettings(node), backoff.SettingsOf(node).Expected(n), 0)
+	CheckLoop(ctx, env, tl, statement, NodeAndSettings(node), backoff.SettingsOf(node).Expected(n), 0)
 }
 
 // NodeAndSettings names node and its kubelet's backoff settings for the report.
@@ -72,11 +73,12 @@ func NodeAndSettings(node facts.Node) string {
 // len(expected) times, checks each exit→start delay against the tolerance model and
 // records expected and measured values in the report under "restart delays on
 // <what>". It also checks RS-8 on tl's record. runs is how long the crasher's runs
-// take together (0 when each exits at once).
-func CheckLoop(ctx context.Context, env *suite.Env, tl *observe.Timeline, what string, expected []time.Duration, runs time.Duration) {
+// take together (0 when each exits at once). statement is what the delays check
+// (see CheckDelays).
+func CheckLoop(ctx context.Context, env *suite.Env, tl *observe.Timeline, statement, what string, expected []time.Duration, runs time.Duration) {
 	GinkgoHelper()
 	measured := MeasureLoop(ctx, env, tl, len(expected), backoff.Budget(expected)+runs)
-	CheckDelays(tl, what, expected, measured)
+	CheckDelays(tl, statement, what, expected, measured)
 }
 
 // MeasureLoop waits, for at most the pod's start and budget, until the CrashLooper pod
@@ -136,8 +138,11 @@ func Pace(ctx context.Context, env *suite.Env, ns, name string) (updates func() 
 
 // CheckDelays checks measured delays against the expected ones under the tolerance
 // model, one by one and over the whole loop, records both in the report under
-// "restart delays on <what>", and checks RS-8 on tl's record.
-func CheckDelays(tl *observe.Timeline, what string, expected, measured []time.Duration) {
+// "restart delays on <what>", and checks RS-8 on tl's record. statement is the
+// statement the delays check ("RS-6", or "RS-12/RS-14" for a claim of both): the
+// failures name it, so that the report fails that statement and not every other one
+// the spec carries (RS-8's check, which comes after, was not decided).
+func CheckDelays(tl *observe.Timeline, statement, what string, expected, measured []time.Duration) {
 	GinkgoHelper()
 	experiment := gmeasure.NewExperiment("restart delays on " + what)
 	table := backoff.Table(expected, measured)
@@ -148,14 +153,14 @@ func CheckDelays(tl *observe.Timeline, what string, expected, measured []time.Du
 	AddReportEntry("restart delays (ms) on "+what, table)
 	for i, want := range expected {
 		lo, hi := backoff.Bounds(want)
-		Expect(measured[i]).To(BeNumerically(">=", lo), "delay %d too short: %v\n%s", i+1, table, tl)
-		Expect(measured[i]).To(BeNumerically("<=", hi), "delay %d too long: %v\n%s", i+1, table, tl)
+		Expect(measured[i]).To(BeNumerically(">=", lo), "%s: delay %d too short: %v\n%s", statement, i+1, table, tl)
+		Expect(measured[i]).To(BeNumerically("<=", hi), "%s: delay %d too long: %v\n%s", statement, i+1, table, tl)
 	}
 	// The whole loop tells the documented delays from delays a fraction longer, which a
 	// single delay cannot (backoff.Loop).
 	if sum, ok := backoff.Loop(expected, measured); ok {
 		AddReportEntry("restart delays, whole loop, on "+what, sum.String())
-		Expect(sum.Within()).To(BeTrue(), "the loop's delays are longer than the documented ones: %v\n%v\n%s", sum, table, tl)
+		Expect(sum.Within()).To(BeTrue(), "%s: the loop's delays are longer than the documented ones: %v\n%v\n%s", statement, sum, table, tl)
 	}
 	checkCrashLoopBackOffSeen(tl)
 }

@@ -64,16 +64,24 @@ func LoadRuns(artifacts, jsonName string) ([]Run, error) {
 var versionDir = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+$`)
 
 func loadRun(dir, version, jsonName string) (Run, error) {
-	path := filepath.Join(dir, jsonName)
-	data, err := os.ReadFile(path)
+	suites, err := ReadGinkgoJSON(filepath.Join(dir, jsonName))
 	if err != nil {
 		return Run{}, err
 	}
+	return Run{Version: version, Dir: dir, Suites: suites}, nil
+}
+
+// ReadGinkgoJSON reads a Ginkgo JSON report (--json-report): one report per suite.
+func ReadGinkgoJSON(path string) ([]types.Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
 	var suites []types.Report
 	if err := json.Unmarshal(data, &suites); err != nil {
-		return Run{}, fmt.Errorf("%s is not a Ginkgo JSON report: %w", path, err)
+		return nil, fmt.Errorf("%s is not a Ginkgo JSON report: %w", path, err)
 	}
-	return Run{Version: version, Dir: dir, Suites: suites}, nil
+	return suites, nil
 }
 
 // LoadRunsIn reads the runs of several artifacts directories as one run: the parts

@@ -2,10 +2,10 @@ package run
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -15,8 +15,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/podlifecycle/conformance/framework/report"
 	"github.com/podlifecycle/conformance/framework/sidebyside"
@@ -176,13 +174,12 @@ func (e Executor) sideBySide(ctx context.Context, env []string, pass VersionPass
 // failedOf is what failed in the saved report of one pass.
 func failedOf(dir, jsonName string) ([]report.Rerun, error) {
 	path := filepath.Join(dir, jsonName)
-	data, err := os.ReadFile(path)
-	if err != nil {
+	suites, err := report.ReadGinkgoJSON(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("RERUN_FAILED: no %s of an earlier run: %w", path, err)
 	}
-	var suites []types.Report
-	if err := json.Unmarshal(data, &suites); err != nil {
-		return nil, fmt.Errorf("RERUN_FAILED: %s is not a Ginkgo JSON report: %w", path, err)
+	if err != nil {
+		return nil, fmt.Errorf("RERUN_FAILED: %w", err)
 	}
 	return report.RerunFailed([]report.Run{{Dir: dir, Suites: suites}}, ""), nil
 }
@@ -209,12 +206,8 @@ func beforeRerun(jsonName string) string {
 
 // suitePhases adds each suite's own wall time, from the report, to the phases.
 func (e Executor) suitePhases(jsonPath string) {
-	data, err := os.ReadFile(jsonPath)
+	suites, err := report.ReadGinkgoJSON(jsonPath)
 	if err != nil {
-		return
-	}
-	var suites []types.Report
-	if json.Unmarshal(data, &suites) != nil {
 		return
 	}
 	for _, s := range suites {

@@ -98,7 +98,7 @@ var _ = Describe("A probe that keeps failing", suite.LongRunning, Label("PR-10",
 			if !backoff.Fits(documented, measured) && backoff.Fits(shifted, measured) {
 				expected = shifted
 			}
-			crashloop.CheckDelays(tl, what, expected, measured)
+			crashloop.CheckDelays(tl, "PR-10", what, expected, measured)
 			// The restarts were the probe's: the kubelet's Killing events say so (the
 			// crasher never exits on its own).
 			Expect(eventsWith(tl, "failed "+kind+" probe, will be restarted")).NotTo(BeEmpty(),

@@ -24,7 +24,7 @@ var _ = Describe("Crash-loop backoff", suite.LongRunning, func() {
 	It("restarts at once after the first crash, then after 10 s, 20 s, 40 s (the kubelet's documented delays)", Label("RS-6", "RS-8"), suite.Timeout(crashLoopBound(defaultDelays(4), 0)), func(ctx SpecContext) {
 		node := defaultBackoffNode()
 		tl := env.Run(ctx, env.Namespace(ctx), crashloop.CrashLooper(node))
-		crashloop.CheckLoop(ctx, env, tl, crashloop.NodeAndSettings(node), defaultDelays(4), 0)
+		crashloop.CheckLoop(ctx, env, tl, "RS-6", crashloop.NodeAndSettings(node), defaultDelays(4), 0)
 	})
 
 	It("keeps the delay to its pod: the same pod made again on the same node restarts at once, then after 10 s", Label("RS-6"), suite.Timeout(crashLoopBound(longestDelays.Expected(3), 0), podStartBound, crashLoopBound(longestDelays.Expected(2), 0)), func(ctx SpecContext) {
@@ -47,7 +47,7 @@ var _ = Describe("Crash-loop backoff", suite.LongRunning, func() {
 
 		// The backoff is keyed by pod (name, namespace, UID) and container: the new pod's
 		// crasher starts from the first crash, not from 40 s.
-		crashloop.CheckLoop(ctx, env, tl, crashloop.NodeAndSettings(node)+", the same pod made again", defaultDelays(2), 0)
+		crashloop.CheckLoop(ctx, env, tl, "RS-6", crashloop.NodeAndSettings(node)+", the same pod made again", defaultDelays(2), 0)
 		after := tl.Pod()
 		Expect(after.Spec.NodeName).To(Equal(before.Spec.NodeName), "the pod made again must run on the same node")
 		Expect(after.UID).NotTo(Equal(before.UID))
@@ -94,7 +94,7 @@ var _ = Describe("Crash-loop backoff reset", func() {
 			"n=$(cat "+observe.MarkerDir+"/runs 2>/dev/null || echo 0); n=$((n+1)); echo $n > "+observe.MarkerDir+"/runs; "+
 				"mark start; if [ $n -eq 4 ]; then sleep "+fmt.Sprint(int(longRun.Seconds()))+"; fi; mark exit; exit 1")
 		tl := env.Run(ctx, ns, pod)
-		crashloop.CheckLoop(ctx, env, tl, crashloop.NodeAndSettings(node)+", around a 610 s run", expected, longRun)
+		crashloop.CheckLoop(ctx, env, tl, "RS-7", crashloop.NodeAndSettings(node)+", around a 610 s run", expected, longRun)
 	})
 })
 

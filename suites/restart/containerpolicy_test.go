@@ -79,7 +79,7 @@ var _ = Describe("Container-level restart policy", Label("ContainerRestartRules"
 			// A kubelet that ignored the container's policy leaves the crasher stopped (the
 			// wait for 3 restarts runs out); one that kept no backoff for container-level
 			// restarts restarts it at once each time ("delay 2 too short").
-			crashloop.CheckLoop(ctx, env, tl, crashloop.NodeAndSettings(node)+", crasher's own restartPolicy OnFailure in a Never pod",
+			crashloop.CheckLoop(ctx, env, tl, "RS-17", crashloop.NodeAndSettings(node)+", crasher's own restartPolicy OnFailure in a Never pod",
 				backoff.SettingsOf(node).Expected(3), 0)
 		})
 

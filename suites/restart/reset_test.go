@@ -46,6 +46,6 @@ var _ = Describe("Crash-loop backoff across a good run", suite.LongRunning, func
 			})
 			// RS-6: repeated crashes get the doubled delays; a 15 s run between them is not
 			// the trouble-free period that resets the backoff.
-			crashloop.CheckDelays(tl, crashloop.NodeAndSettings(node)+", around a 15 s run", expected, measured)
+			crashloop.CheckDelays(tl, "RS-6", crashloop.NodeAndSettings(node)+", around a 15 s run", expected, measured)
 		})
 })

@@ -28,7 +28,7 @@ func checkBound(s backoff.Settings, n int) time.Duration {
 var _ = Describe("Crash-loop backoff", func() {
 	It("with ReduceDefaultCrashLoopBackOffDecay starts at 1 s and doubles", suite.LongRunning, Label("RS-12", "ReduceDefaultCrashLoopBackOffDecay"), suite.Timeout(checkBound(backoff.Settings{ReduceDefaultDecay: true}, 6)), func(ctx SpecContext) {
 		node := env.NodeFor("reduced-decay", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": true})
-		crashloop.Check(ctx, env, node, 6)
+		crashloop.Check(ctx, env, "RS-12", node, 6)
 	})
 
 	// The reduced-decay worker sets no maxContainerRestartPeriod and leaves
@@ -54,7 +54,7 @@ var _ = Describe("Crash-loop backoff", func() {
 			Same:     func(claimed, measured time.Duration) bool { return backoff.Within(measured, claimed) },
 			Evidence: fmt.Sprintf("delays on %s: %v", crashloop.NodeAndSettings(node), measured),
 		})
-		crashloop.CheckDelays(tl, crashloop.NodeAndSettings(node), expected, measured)
+		crashloop.CheckDelays(tl, "RS-12/RS-14", crashloop.NodeAndSettings(node), expected, measured)
 	})
 
 	// Where KubeletCrashLoopBackOffMax is off the kubelet keeps the reduced 60 s maximum
@@ -62,30 +62,30 @@ var _ = Describe("Crash-loop backoff", func() {
 	// the 60 s cap's absence on the reduced-decay worker to the other gate.
 	It("with ReduceDefaultCrashLoopBackOffDecay and KubeletCrashLoopBackOffMax off is capped at 60 s", Label("RS-12", "ReduceDefaultCrashLoopBackOffDecay", "KubeletCrashLoopBackOffMax", "Slow"), suite.Timeout(checkBound(backoff.Settings{ReduceDefaultDecay: true}, 9)), func(ctx SpecContext) {
 		node := env.NodeFor("reduced-decay-only", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": true, "KubeletCrashLoopBackOffMax": false})
-		crashloop.Check(ctx, env, node, 9) // …32 s, 60 s, 60 s
+		crashloop.Check(ctx, env, "RS-12", node, 9) // …32 s, 60 s, 60 s
 	})
 
 	It("with maxContainerRestartPeriod 2s waits 2 s before every restart", Label("RS-13", "KubeletCrashLoopBackOffMax"), suite.Timeout(checkBound(backoff.Settings{MaxPeriodGate: true, MaxPeriod: 2 * time.Second}, 5)), func(ctx SpecContext) {
 		env.Require(facts.KubeletMaxRestartPeriod("max-2s", "2s"))
 		node := env.NodeFor("max-2s", map[string]bool{"KubeletCrashLoopBackOffMax": true})
-		crashloop.Check(ctx, env, node, 5) // 0, 2 s, 2 s, 2 s, 2 s
+		crashloop.Check(ctx, env, "RS-13", node, 5) // 0, 2 s, 2 s, 2 s, 2 s
 	})
 
 	It("with maxContainerRestartPeriod 100s starts at 10 s, doubles and is capped at 100 s", Label("RS-13", "KubeletCrashLoopBackOffMax", "Slow"), suite.Timeout(checkBound(backoff.Settings{MaxPeriodGate: true, MaxPeriod: 100 * time.Second}, 7)), func(ctx SpecContext) {
 		env.Require(facts.KubeletMaxRestartPeriod("max-100s", "100s"))
 		node := env.NodeFor("max-100s", map[string]bool{"KubeletCrashLoopBackOffMax": true})
-		crashloop.Check(ctx, env, node, 7) // 0, 10, 20, 40, 80, 100, 100
+		crashloop.Check(ctx, env, "RS-13", node, 7) // 0, 10, 20, 40, 80, 100, 100
 	})
 
 	It("with both, starts at 1 s and is capped by the node's 100 s, above the gate's 60 s", Label("RS-14", "ReduceDefaultCrashLoopBackOffDecay", "KubeletCrashLoopBackOffMax", "Slow"), suite.Timeout(checkBound(backoff.Settings{ReduceDefaultDecay: true, MaxPeriodGate: true, MaxPeriod: 100 * time.Second}, 10)), func(ctx SpecContext) {
 		env.Require(facts.KubeletMaxRestartPeriod("both", "100s"))
 		node := env.NodeFor("both", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": true, "KubeletCrashLoopBackOffMax": true})
-		crashloop.Check(ctx, env, node, 10) // 0, 1, 2, …, 64, 100, 100
+		crashloop.Check(ctx, env, "RS-14", node, 10) // 0, 1, 2, …, 64, 100, 100
 	})
 
 	It("with both, starts at 1 s and doubles", Label("RS-14", "ReduceDefaultCrashLoopBackOffDecay", "KubeletCrashLoopBackOffMax"), suite.Timeout(checkBound(backoff.Settings{ReduceDefaultDecay: true, MaxPeriodGate: true, MaxPeriod: 100 * time.Second}, 5)), func(ctx SpecContext) {
 		env.Require(facts.KubeletMaxRestartPeriod("both", "100s"))
 		node := env.NodeFor("both", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": true, "KubeletCrashLoopBackOffMax": true})
-		crashloop.Check(ctx, env, node, 5)
+		crashloop.Check(ctx, env, "RS-14", node, 5)
 	})
 })

@@ -28,9 +28,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/onsi/ginkgo/v2/types"
-
 	"github.com/podlifecycle/conformance/framework/compare/comparecmd"
+	"github.com/podlifecycle/conformance/framework/report"
 	"github.com/podlifecycle/conformance/framework/report/reportcmd"
 	"github.com/podlifecycle/conformance/framework/run"
 	"github.com/podlifecycle/conformance/framework/statements"
@@ -94,13 +93,9 @@ func runOrPlan(verb string, args []string) (err error) {
 		return err
 	}
 	if durations != "" {
-		data, err := os.ReadFile(durations)
+		reports, err := report.ReadGinkgoJSON(durations)
 		if err != nil {
 			return fmt.Errorf("SHARD_DURATIONS: %w", err)
-		}
-		var reports []types.Report
-		if err := json.Unmarshal(data, &reports); err != nil {
-			return fmt.Errorf("SHARD_DURATIONS: %s is not a Ginkgo JSON report: %w", durations, err)
 		}
 		o.Durations = run.Durations(reports)
 	}
@@ -162,12 +157,8 @@ func list(plan run.Plan, ginkgo []string) error {
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("ginkgo --dry-run: %w", err)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, run.ListReport))
+	reports, err := report.ReadGinkgoJSON(filepath.Join(dir, run.ListReport))
 	if err != nil {
-		return err
-	}
-	var reports []types.Report
-	if err := json.Unmarshal(data, &reports); err != nil {
 		return err
 	}
 	return run.WriteList(os.Stdout, cat, run.Selected(reports))

@@ -245,10 +245,17 @@ func (m Matrix) View() report.KillMatrix {
 	return k
 }
 
-// Markdown is the matrix as Markdown (kill-matrix.md), with its wall time.
+// Markdown is the matrix as Markdown (kill-matrix.md), with its wall time. A matrix
+// rerun for some mutants (-only) keeps the other rows of an earlier run, so the wall
+// time is said to be the last run's, beside the sum of every row's own run.
 func (m Matrix) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Kill matrix\n\nWall time %s.\n\n", m.WallTime.Round(time.Second))
+	var rows time.Duration
+	for _, r := range m.Rows {
+		rows += r.Took
+	}
+	fmt.Fprintf(&b, "# Kill matrix\n\nWall time of the last run that wrote it: %s. The %d mutants' own runs (their kubelet in place, their specs), whichever run measured them: %s in all.\n\n",
+		m.WallTime.Round(time.Second), len(m.Rows), rows.Round(time.Second))
 	report.WriteKillMatrixMarkdown(&b, m.View())
 	return b.String()
 }

@@ -117,7 +117,7 @@ func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, env []stri
 		for _, r := range reruns {
 			fmt.Fprintf(e.Out, "  %s %s\n", r.Suite, strings.Join(r.Flags(), " "))
 		}
-		if err := copyFile(filepath.Join(pass.OutDir, p.ReportJSON), filepath.Join(pass.OutDir, beforeRerun(p.ReportJSON))); err != nil {
+		if err := CopyFile(filepath.Join(pass.OutDir, p.ReportJSON), filepath.Join(pass.OutDir, beforeRerun(p.ReportJSON))); err != nil {
 			return err
 		}
 	}
@@ -248,12 +248,22 @@ func (e Executor) output(ctx context.Context, env []string, name string, args ..
 	return strings.TrimSpace(string(out)), err
 }
 
-func copyFile(from, to string) error {
-	data, err := os.ReadFile(from)
+// CopyFile copies a file, streaming it (a test-image tarball is hundreds of MB).
+func CopyFile(from, to string) error {
+	in, err := os.Open(from)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(to, data, 0o644)
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // forwardInterrupt gives the step SIGINT when the run itself was asked to stop by

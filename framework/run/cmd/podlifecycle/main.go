@@ -196,7 +196,7 @@ func images(args []string) error {
 			return err
 		}
 		for _, name := range []string{"test-images.txt", "test-images.tar"} {
-			if err := copyFile(filepath.Join(dir, name), filepath.Join(*out, name)); err != nil {
+			if err := run.CopyFile(filepath.Join(dir, name), filepath.Join(*out, name)); err != nil {
 				return err
 			}
 		}
@@ -209,21 +209,4 @@ func images(args []string) error {
 	fmt.Print(string(list))
 	fmt.Printf("tarball: %s\non each node of your cluster: ctr -n k8s.io images import test-images.tar\n", filepath.Join(dir, "test-images.tar"))
 	return nil
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	o, err := os.Create(to)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(o, in); err != nil {
-		o.Close()
-		return err
-	}
-	return o.Close()
 }

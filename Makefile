@@ -1,13 +1,16 @@
 # Pod Lifecycle Conformance. Two commands do everything on a fresh machine:
 #   make test   unit tests of the framework (no Docker, no cluster)
-#   make e2e    build missing images, create the kind clusters, run every suite, report
+#   make e2e    check every switch, build missing images, create the kind clusters,
+#               run every suite, report
+# Every recipe calls one binary, podlifecycle (cmd/podlifecycle): `make -n e2e` prints
+# the command a CI job can run itself to keep its exit status (0 green, 1 a spec
+# failed, 2 the run could not be made), which make turns into 2 for any failure.
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 
-GINKGO   := go tool ginkgo
-KIND     := go tool kind
-ARTIFACTS := _artifacts
-CACHE    := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/podlifecycle
+KIND := go tool kind
+PL   := .bin/podlifecycle
+ARTIFACTS ?= _artifacts
 # Suites that have specs, in run order; each is a directory under suites/. The cluster
 # suite checks the clusters themselves (networking, DNS, logs, exec, per-node gates).
 # restart/profiles checks crash-loop backoff under kubelet profiles on a cluster of its
@@ -16,64 +19,28 @@ CACHE    := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/podlifecycle
 # terminated-pod-gc-threshold); lifecycle/nodeloss (Slow only) loses two workers of it
 # that only it uses, and lifecycle/pressure drives a third into memory pressure.
 SUITES   := cluster lifecycle restart probes termination declaredfeatures restart/profiles termination/gated lifecycle/nodeloss lifecycle/pressure
-ALL_SUITES := $(SUITES)
 
-FOCUS ?=
-# Slow statements (minutes each) run only when asked for: LABELS=Slow.
-LABELS ?= !Slow
-KEEP_CLUSTERS ?=
-export KEEP_CLUSTERS
+# The switches: each Makefile variable is the flag of the same name of podlifecycle
+# (framework/config holds them, their defaults and their checks; the README's switch
+# reference is written from it). A variable is passed only when given, on make's
+# command line or in the environment; KUBECONFIG only from the command line, so that
+# an exported one never turns make e2e onto a cluster of yours.
+SWITCHES := LABELS:labels FOCUS:focus PROCS:procs K8S_VERSIONS:k8s-versions KUBELET:kubelet \
+	KUBELET_VERSION:kubelet-version FEATURE_GATES:feature-gates KUBELET_FEATURE_GATES:kubelet-feature-gates \
+	ALLOW_DISRUPTIVE:allow-disruptive RERUN_FAILED:rerun-failed KEEP_CLUSTERS:keep-clusters \
+	SHARD:shard SHARD_DURATIONS:shard-durations
+given   = $(filter-out undefined default,$(origin $(1)))
+flag_of = $(if $(call given,$(1)),-$(2)='$($(1))')
+SWITCH_FLAGS = $(foreach s,$(SWITCHES),$(call flag_of,$(word 1,$(subst :, ,$(s))),$(word 2,$(subst :, ,$(s))))) \
+	-artifacts='$(ARTIFACTS)' $(if $(filter command line override,$(origin KUBECONFIG)),-kubeconfig='$(KUBECONFIG)')
+RUN_FLAGS = $(SWITCH_FLAGS) -project-suites '$(SUITES)'
 
-# A kubelet of your own (KUBELET=/path/to/kubelet) or a release's, built from the Go
-# module proxy (KUBELET_VERSION=v1.36.3): the image build makes a node image with that
-# kubelet (the stock one untouched) and every node whose kind config names no image
-# of its own runs it. NODE_IMAGE is that node image (the stock one by default).
-KUBELET ?=
-override KUBELET := $(if $(KUBELET),$(abspath $(KUBELET)))
-KUBELET_VERSION ?=
-export KUBELET KUBELET_VERSION
-# Gate overrides on top of every kind config: FEATURE_GATES="A=true,B=false" for every
-# component, KUBELET_FEATURE_GATES for every kubelet (a profile's own kubelet flags
-# still win on its node). Checked by the node image's Kubernetes before a node boots.
-FEATURE_GATES ?=
-KUBELET_FEATURE_GATES ?=
-export FEATURE_GATES KUBELET_FEATURE_GATES
-NODE_IMAGE := $(shell KUBELET='$(KUBELET)' KUBELET_VERSION='$(KUBELET_VERSION)' bash images/scripts/kubelet.sh)
-export NODE_IMAGE
+.PHONY: test e2e e2e-ab preflight plan list images mutants report compare report-screenshots runner-image runner-job clean FORCE $(addprefix e2e-,$(SUITES))
 
-# K8S_VERSIONS="v1.37.2 v1.36.3": every suite of the run once per Kubernetes version,
-# each on node images built for it (offline, as for the default version), with its
-# results under _artifacts/<version>/. Empty: the default version only, results
-# under _artifacts/.
-K8S_VERSIONS ?=
-
-# No -v: a passing spec is one mark at the end of the progress line the suite prints
-# as it ends (framework/suite), and a failed one is printed in full, with its pods'
-# timelines and kubelet log lines (report entries shown on failure). A spec still
-# running after 120 s gets Ginkgo's progress report, saying where it waits.
-# Specs run on PROCS Ginkgo processes: most wait for kubelet timers, and the few whose
-# timing the load could disturb are Serial (suite.TimedWithin, with the measurement it
-# rests on). PROCS=1 runs one spec at a time.
-PROCS ?= 4
-# On a cluster the suite did not make (KUBECONFIG), the Disruptive specs (they taint,
-# preempt, restart kubelets, use crictl or a node shell, or create cluster-scoped
-# objects: framework/suite/disruptive.go) are left out unless ALLOW_DISRUPTIVE=1; the
-# report names the statements that leaves unchecked.
-ALLOW_DISRUPTIVE ?=
-export ALLOW_DISRUPTIVE
-
-# RERUN_FAILED=1: run only what failed in the last run, as its saved JSON report says
-# (each failed spec by file and line, or a whole suite whose setup failed), with the
-# LABELS and FOCUS given now. That run's JSON is kept as <name>.before-rerun.json; the
-# rerun's takes its place.
-RERUN_FAILED ?=
-REPORT := go run ./framework/report/cmd/report
-# make report reads this JSON report (make e2e-<suite> writes <suite>.json).
-REPORT_JSON ?= e2e.json
-# Wall time of each phase of the last make e2e: image build, each suite, the report.
-PHASES = $(ARTIFACTS)/phases.txt
-
-.PHONY: test e2e e2e-ab list images mutants report compare report-screenshots runner-image runner-job clean $(addprefix e2e-,$(ALL_SUITES))
+# Built at every call (go build's cache: a second when nothing changed), outside what
+# git tracks.
+$(PL): FORCE
+	@go build -o $@ ./cmd/podlifecycle
 
 # go vet ./... runs every vet analyzer over every package and its tests; go test's own
 # vet would run a subset of them again, and with its different analyzer set compute
@@ -81,103 +48,85 @@ PHASES = $(ARTIFACTS)/phases.txt
 test:
 	bash images/scripts/lint.sh
 	go vet ./...
-	go test -vet=off ./framework/...
+	go test -vet=off ./framework/... ./cmd/...
 	cd images && go vet ./...
 	bash images/scripts/test-errors.sh
 	bash images/scripts/test-fresh-clone.sh
 
-# KUBECONFIG set: run against that cluster and build nothing. With K8S_VERSIONS the
-# run builds each version's images itself.
-images:
-	@mkdir -p $(ARTIFACTS); start=$$(date +%s); \
-	if [ -n "$${KUBECONFIG:-}" ] && [ -n "$(K8S_VERSIONS)" ]; then \
-		echo "error: K8S_VERSIONS=\"$(K8S_VERSIONS)\" is set, but KUBECONFIG names a cluster of yours, which has one version: K8S_VERSIONS makes a kind cluster per version; unset one of the two" >&2; exit 2; fi; \
-	if [ -n "$${KUBECONFIG:-}" ]; then echo "KUBECONFIG is set: using that cluster, no images built."; \
-		echo "Its nodes need the test images ($(CACHE)/test-images.txt; built by \`make images\` without KUBECONFIG, as $(CACHE)/test-images.tar)."; \
-	elif [ -n "$(K8S_VERSIONS)" ]; then echo "K8S_VERSIONS is set: images are built per version"; \
-	else bash images/build.sh; fi; \
-	secs=$$(( $$(date +%s) - start )); printf '%-40s %4dm%02ds\n' images $$((secs / 60)) $$((secs % 60)) >$(PHASES)
+# The run (podlifecycle run, framework/run): the switches checked first (preflight:
+# seconds), then per version of K8S_VERSIONS its images (skipped when cached), the kind
+# clusters of the run made at once, the suites in one Ginkgo run (the Slow set side by
+# side), the clusters deleted once every suite passed (kept, with how to inspect them,
+# when one failed), the report, and the wall time of each phase in
+# $(ARTIFACTS)/phases.txt. The previous run's artifacts move to $(ARTIFACTS).previous;
+# run.json records the run's switches, commit and exit status.
+e2e: $(PL)
+	$(PL) run $(RUN_FLAGS) -report e2e $(addprefix ./suites/,$(SUITES))
 
-# The run itself (framework/run, podlifecycle run; podlifecycle plan prints what a
-# run would do): per version of K8S_VERSIONS its images, node image and artifacts
-# directory; a run of every spec (LABELS !Slow or Slow, no FOCUS) first creates all
-# the clusters its suites name, at once; the suites in one Ginkgo run, or, for the
-# Slow set, side by side (one Ginkgo each, reports merged: their specs wait out
-# documented delays of minutes on both clusters and none is Serial); the clusters the
-# run made deleted once every suite passed, kept with a note on how to inspect them
-# when one failed; the report written whatever the outcome; the wall time of each
-# phase in $(PHASES). RERUN_FAILED=1 runs only the failed specs of the saved report
-# (kept as <name>.before-rerun.json). The exit status is the suites' (the report's
-# when only it failed).
-# SHARD=i/n runs the i-th of n parts of the run's spec files, balanced by the spec
-# times of SHARD_DURATIONS (a saved run's e2e.json; give every part the same one),
-# each part making only the clusters its files need; `make report ARTIFACTS=a,b` and
-# `make compare` merge the parts' artifact directories.
-SHARD ?=
-SHARD_DURATIONS ?=
-RUN = go run ./framework/run/cmd/podlifecycle run -labels '$(LABELS)' -focus '$(FOCUS)' -procs $(PROCS) \
-	$(if $(SHARD),-shard '$(SHARD)' -durations '$(SHARD_DURATIONS)') \
-	-versions '$(K8S_VERSIONS)' $(if $(RERUN_FAILED),-rerun-failed) $(if $(filter 1,$(ALLOW_DISRUPTIVE)),-allow-disruptive) \
-	-artifacts $(ARTIFACTS) -phases $(PHASES) -project-suites '$(ALL_SUITES)' -ginkgo '$(GINKGO)'
+# Only the checks e2e makes before it builds anything.
+preflight: $(PL)
+	$(PL) preflight $(RUN_FLAGS) $(addprefix ./suites/,$(SUITES))
 
-e2e: images
-	$(RUN) -report e2e $(addprefix ./suites/,$(SUITES))
+# What a make e2e with these switches would do, as JSON; nothing is run.
+plan: $(PL)
+	$(PL) plan $(RUN_FLAGS) -report e2e $(addprefix ./suites/,$(SUITES))
 
 # Per statement, the specs a make e2e with these LABELS, FOCUS and SHARD would run
 # (Ginkgo's dry run: no cluster, nothing built).
-list:
-	$(subst podlifecycle run,podlifecycle list,$(RUN)) -report e2e $(addprefix ./suites/,$(SUITES))
+list: $(PL)
+	$(PL) list $(RUN_FLAGS) -report e2e $(addprefix ./suites/,$(SUITES))
 
 # e2e-<suite> runs suites/<suite> and the suites below it (e2e-restart: restart and
 # restart/profiles; e2e-termination: termination and termination/gated).
-$(addprefix e2e-,$(ALL_SUITES)): e2e-%: images
-	$(RUN) -report $(subst /,-,$*) ./suites/$*/...
+$(addprefix e2e-,$(SUITES)): e2e-%: $(PL)
+	$(PL) run $(RUN_FLAGS) -report $(subst /,-,$*) ./suites/$*/...
+
+# The images alone (what make e2e builds first), then the test images' list and
+# tarball, for the nodes of a cluster of yours: OUT=dir copies them there.
+OUT ?=
+images: $(PL)
+	KUBELET='$(KUBELET)' KUBELET_VERSION='$(KUBELET_VERSION)' $(PL) images $(if $(OUT),-out '$(OUT)')
 
 # The kill matrix (not part of make e2e): each kubelet patch of images/mutants/ built
 # from the v1.37.2 source (images/mutants.sh), put into the workers of the kept kind
 # clusters, and the specs of the statements it names run against it, after the stock
-# kubelet through the same machinery (framework/mutants/cmd/mutants). ONLY=12,13
-# runs those mutants again and keeps the other rows. The matrix:
+# kubelet through the same machinery (framework/mutants). ONLY=12,13 runs those
+# mutants again and keeps the other rows. The matrix:
 # $(ARTIFACTS)/mutants/kill-matrix.{json,md}, and in report.html.
 ONLY ?=
 mutants: images
-	go run ./framework/mutants/cmd/mutants -out $(ARTIFACTS)/mutants -suites '$(filter-out lifecycle/nodeloss,$(SUITES))' $(if $(ONLY),-only '$(ONLY)' -reuse-stock)
+	$(PL) mutants -out $(ARTIFACTS)/mutants -suites '$(filter-out lifecycle/nodeloss,$(SUITES))' $(if $(ONLY),-only '$(ONLY)' -reuse-stock)
 
-# Writes report.html and report.md again from the saved artifacts of the last run.
-report:
-	$(REPORT) -artifacts $(ARTIFACTS) -json $(REPORT_JSON) -suites '$(ALL_SUITES)'
+# Writes report.html and report.md again from the saved artifacts of the last run
+# (REPORT_JSON: make e2e-<suite> writes <suite>.json). ARTIFACTS may list the
+# directories of a run in parts, comma-separated.
+REPORT_JSON ?= e2e.json
+report: $(PL)
+	$(PL) report -artifacts '$(ARTIFACTS)' -json $(REPORT_JSON) -suites '$(SUITES)'
 
-# What changed between two runs (make compare BASE=_artifacts.stock HEAD=_artifacts):
+# What changed between two runs (make compare BASE=_artifacts.previous HEAD=_artifacts):
 # per statement the verdicts and the transition, per timing both values against the
 # tolerance, the cluster facts that differ; compare.md and compare.html in HEAD's
-# directory. Exits 1 when a statement got worse. BASE or HEAD may list the
+# directory. Exit status 1 when a statement got worse. BASE or HEAD may list the
 # directories of a run in parts, comma-separated.
 BASE ?=
 HEAD ?=
-compare:
+compare: $(PL)
 	@[ -n '$(BASE)' ] && [ -n '$(HEAD)' ] || { echo "usage: make compare BASE=<artifacts dir> HEAD=<artifacts dir>" >&2; exit 2; }
-	go run ./framework/compare/cmd/compare -json $(REPORT_JSON) '$(BASE)' '$(HEAD)'
+	$(PL) compare -json $(REPORT_JSON) '$(BASE)' '$(HEAD)'
 
 # A/B in one command: make e2e as it is (A), then with the B switches (B), then
-# compare A → B; exits 1 when a statement got worse under B. B is any of
+# compare A → B; exit status 1 when a statement got worse under B, 2 when A or B could
+# not be made. Both runs' switches are checked before A starts. B is any of
 # KUBELET_B=/path/kubelet, KUBELET_VERSION_B=v1.36.3, FEATURE_GATES_B=…,
-# KUBELET_FEATURE_GATES_B=…, K8S_VERSION_B=v1.36.3. The runs' artifacts:
-# $(ARTIFACTS)/ab/a and .../b; the comparison beside them. BASE=dir takes an earlier
-# run of the same code as A instead of running it again (half the time).
-KUBELET_B ?=
-KUBELET_VERSION_B ?=
-FEATURE_GATES_B ?=
-KUBELET_FEATURE_GATES_B ?=
-K8S_VERSION_B ?=
-AB_SWITCHES = $(if $(KUBELET_B),KUBELET='$(abspath $(KUBELET_B))') $(if $(KUBELET_VERSION_B),KUBELET_VERSION='$(KUBELET_VERSION_B)') \
-	$(if $(FEATURE_GATES_B),FEATURE_GATES='$(FEATURE_GATES_B)') $(if $(KUBELET_FEATURE_GATES_B),KUBELET_FEATURE_GATES='$(KUBELET_FEATURE_GATES_B)') \
-	$(if $(K8S_VERSION_B),K8S_VERSIONS='$(K8S_VERSION_B)')
-e2e-ab:
-	@[ -n "$(strip $(AB_SWITCHES))" ] || { echo "usage: make e2e-ab KUBELET_B=… | KUBELET_VERSION_B=… | FEATURE_GATES_B=… | KUBELET_FEATURE_GATES_B=… | K8S_VERSION_B=…" >&2; exit 2; }
-	@if [ -n "$(BASE)" ]; then echo "== A: the run in $(BASE), not run again"; \
-	else $(MAKE) --no-print-directory e2e ARTIFACTS=$(ARTIFACTS)/ab/a || echo "== A: some specs failed; compared as they are"; fi
-	$(MAKE) --no-print-directory e2e ARTIFACTS=$(ARTIFACTS)/ab/b $(AB_SWITCHES) || echo "== B: some specs failed; compared as they are"
-	go run ./framework/compare/cmd/compare -json e2e.json -out $(ARTIFACTS)/ab -base-name 'A' -head-name "B ($(strip $(AB_SWITCHES)))" $(or $(BASE),$(ARTIFACTS)/ab/a) $(ARTIFACTS)/ab/b
+# KUBELET_FEATURE_GATES_B=…, K8S_VERSION_B=v1.36.3: each replaces the switch of its
+# name for B. The runs' artifacts: $(ARTIFACTS)/ab/a and .../b; the comparison beside
+# them. BASE=dir takes an earlier run as A instead of running it again.
+AB_SWITCHES := KUBELET_B:b-kubelet KUBELET_VERSION_B:b-kubelet-version FEATURE_GATES_B:b-feature-gates \
+	KUBELET_FEATURE_GATES_B:b-kubelet-feature-gates K8S_VERSION_B:b-k8s-versions
+AB_FLAGS = $(foreach s,$(AB_SWITCHES),$(call flag_of,$(word 1,$(subst :, ,$(s))),$(word 2,$(subst :, ,$(s)))))
+e2e-ab: $(PL)
+	$(PL) ab $(RUN_FLAGS) $(AB_FLAGS) $(if $(BASE),-base '$(BASE)') $(addprefix ./suites/,$(SUITES))
 
 # Renders report.html in headless Chromium (installed from Debian when missing and
 # root) and saves screenshots of the matrix and of a delay chart under ARTIFACTS;
@@ -186,20 +135,21 @@ report-screenshots:
 	bash images/scripts/report-screenshots.sh $(ARTIFACTS)
 
 # The suites inside the cluster under test. runner-image builds podlifecycle/runner:1
-# (offline: the compiled suites, ginkgo and the report on the busybox image `make
+# (offline: the compiled suites, ginkgo and podlifecycle on the busybox image `make
 # images` builds); runner-job runs it as a Job in the cluster KUBECONFIG names, with
 # a service account of the narrowest RBAC the non-Disruptive specs need
-# (images/runner/job.yaml), and copies the artifacts to $(ARTIFACTS)/runner. A kind
+# (images/runner/job.yaml, held to the specs' calls by cmd/podlifecycle/rbac_test.go),
+# with LABELS, FOCUS and PROCS, and copies the artifacts to $(ARTIFACTS)/runner. A kind
 # cluster of this machine gets the image loaded; any other pulls RUNNER_IMAGE.
-runner-image:
-	bash images/build.sh
+runner-image: images
 	bash images/scripts/runner.sh '$(SUITES)'
 
-runner-job:
-	bash images/scripts/runner-job.sh $(ARTIFACTS)/runner
+runner-job: $(PL)
+	$(PL) preflight $(RUN_FLAGS) $(addprefix ./suites/,$(SUITES))
+	KUBECONFIG='$(KUBECONFIG)' LABELS='$(or $(LABELS),!Slow)' FOCUS='$(FOCUS)' PROCS='$(or $(PROCS),4)' bash images/scripts/runner-job.sh $(ARTIFACTS)/runner
 
 # Deletes every kind cluster the suites made (their names start with plc-) and the
 # artifacts; images and build caches stay.
 clean:
 	@for c in $$($(KIND) get clusters 2>/dev/null | grep '^plc-' || true); do $(KIND) delete cluster --name $$c; done
-	rm -rf $(ARTIFACTS)
+	rm -rf $(ARTIFACTS) $(ARTIFACTS).previous

@@ -1,11 +1,10 @@
-// Package comparecmd is the compare command: it tells what changed between two runs of the suites, from their
+// podlifecycle compare tells what changed between two runs of the suites, from their
 // saved artifacts: per statement the verdict in each and the transition, per measured
 // timing both values and whether the change exceeds the tolerance, the cluster facts
 // that differ. It prints a one-screen summary and writes compare.md and
 // compare.html.
 //
-//	go run ./framework/compare/cmd/compare [-out DIR] [-json e2e.json] BASE HEAD
-//	go run ./framework/run/cmd/podlifecycle compare …
+//	podlifecycle compare [-out DIR] [-json e2e.json] BASE HEAD
 //
 // BASE and HEAD are artifact directories (_artifacts of a make e2e, or a copy of
 // it); each may be several directories joined by commas, the parts of one run split
@@ -13,7 +12,8 @@
 // statement got worse in HEAD (conforms → drift or fails, drift → fails, or a drift
 // finding HEAD has and BASE had not), so that CI can gate a kubelet or gate change
 // on it; 2 when the runs cannot be read; 0 otherwise.
-package comparecmd
+
+package main
 
 import (
 	"errors"
@@ -25,28 +25,22 @@ import (
 	"strings"
 
 	"github.com/podlifecycle/conformance/framework/compare"
+	"github.com/podlifecycle/conformance/framework/config"
 	"github.com/podlifecycle/conformance/framework/report"
+	"github.com/podlifecycle/conformance/framework/run"
 	"github.com/podlifecycle/conformance/framework/statements"
 )
 
-// Main runs the command with args (without the command's name), writing the summary
-// to stdout and errors to stderr, and returns the exit status: 1 when a statement got
-// worse in HEAD, 2 when the runs cannot be read, 0 otherwise.
-func Main(args []string, stdout, stderr io.Writer) int {
-	worse, err := run(args, stdout)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case err != nil:
-		fmt.Fprintln(stderr, "compare:", err)
-		return 2
-	case worse:
-		return 1
+// compareVerb returns errWorse when a statement got worse in HEAD.
+func compareVerb(args []string, stdout io.Writer) error {
+	worse, err := compareRuns(args, stdout)
+	if err == nil && worse {
+		return errWorse
 	}
-	return 0
+	return err
 }
 
-func run(args []string, stdout io.Writer) (worse bool, err error) {
+func compareRuns(args []string, stdout io.Writer) (worse bool, err error) {
 	flags := flag.NewFlagSet("compare", flag.ContinueOnError)
 	out := flags.String("out", "", "where to write compare.md and compare.html (default: HEAD's first directory)")
 	jsonName := flags.String("json", "e2e.json", "the Ginkgo JSON report's file name in each artifacts directory")
@@ -67,6 +61,14 @@ func run(args []string, stdout io.Writer) (worse bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	baseRecs, err := run.CheckRuns(strings.Split(flags.Arg(0), ","), *jsonName)
+	if err != nil {
+		return false, fmt.Errorf("BASE: %w", err)
+	}
+	headRecs, err := run.CheckRuns(strings.Split(flags.Arg(1), ","), *jsonName)
+	if err != nil {
+		return false, fmt.Errorf("HEAD: %w", err)
+	}
 	base, err := document(flags.Arg(0), *jsonName, cat)
 	if err != nil {
 		return false, fmt.Errorf("BASE: %w", err)
@@ -77,6 +79,9 @@ func run(args []string, stdout io.Writer) (worse bool, err error) {
 	}
 	c := compare.Of(nameOf(*baseName, flags.Arg(0)), base, nameOf(*headName, flags.Arg(1)), head)
 	fmt.Fprint(stdout, c.Summary())
+	if b, h := baseRecs[0], headRecs[0]; b.Commit != h.Commit || b.Dirty || h.Dirty {
+		fmt.Fprintf(stdout, "NOTE: BASE ran the suites of %s and HEAD those of %s: a change may be the suite's, not the cluster's\n", commitOf(b), commitOf(h))
+	}
 
 	dir := *out
 	if dir == "" {
@@ -125,4 +130,15 @@ func writeFile(path string, write func(*os.File) error) error {
 		return err
 	}
 	return f.Close()
+}
+
+func commitOf(r config.Record) string {
+	c := r.Commit
+	if len(c) > 12 {
+		c = c[:12]
+	}
+	if r.Dirty {
+		c += " (with uncommitted changes)"
+	}
+	return c
 }

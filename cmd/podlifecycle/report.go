@@ -1,8 +1,8 @@
-// Package reportcmd is the report command: it writes the conformance report of a run from its saved artifacts:
+// podlifecycle report writes the conformance report of a run from its saved artifacts:
 // report.html (self-contained: inline CSS and SVG, no script, nothing fetched) and
 // report.md with its charts, and prints a one-screen summary.
 //
-//	go run ./framework/report/cmd/report [-artifacts _artifacts] [-out DIR] [-suites 'lifecycle restart …'] [-statements FILE]
+//	podlifecycle report [-artifacts _artifacts] [-out DIR] [-suites 'lifecycle restart …'] [-statements FILE]
 //
 // The statement catalogue is the project's (framework/statements/catalogue.yaml),
 // built into the command, so that it runs from any directory; -statements reads
@@ -25,36 +25,25 @@
 // (--focus-file=<file>:<line>), or the suite dir alone when the suite's setup failed.
 // A Makefile recipe runs them with the run's usual flags:
 //
-//	go run ./framework/report/cmd/report -rerun-failed | while read -r suite flags; do \
+//	podlifecycle report -rerun-failed | while read -r suite flags; do \
 //		$(GINKGO) $(GINKGO_FLAGS) $$flags $$suite || status=1; done
-package reportcmd
+
+package main
 
 import (
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/podlifecycle/conformance/framework/mutants"
 	"github.com/podlifecycle/conformance/framework/report"
+	"github.com/podlifecycle/conformance/framework/run"
 	"github.com/podlifecycle/conformance/framework/statements"
 )
 
-// Main runs the command with args (without the command's name), writing to stdout
-// and errors to stderr, and returns the exit status.
-func Main(args []string, stdout, stderr io.Writer) int {
-	if err := run(args, stdout); err != nil && !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(stderr, "report:", err)
-		return 1
-	}
-	return 0
-}
-
-func run(args []string, stdout io.Writer) error {
+func reportVerb(args []string, stdout io.Writer) error {
 	flags := flag.NewFlagSet("report", flag.ContinueOnError)
 	artifactsFlag := flags.String("artifacts", "_artifacts", "the run's artifacts directory (Ginkgo's JSON reports and the suites' artifacts); the directories of a run in parts (SHARD), comma-separated, are merged")
 	catalogueFile := flags.String("statements", "", "a statement catalogue file to read instead of the project's own (framework/statements/catalogue.yaml, built in)")
@@ -71,12 +60,11 @@ func run(args []string, stdout io.Writer) error {
 	}
 
 	dirs := strings.Split(*artifactsFlag, ",")
-	artifacts := &dirs[0] // the report and the kill matrix: in the first
-	runs, err := report.LoadRunsIn(dirs, *jsonName)
-	if err != nil {
-		return err
-	}
 	if *rerun {
+		runs, err := report.LoadRunsIn(dirs, *jsonName)
+		if err != nil {
+			return err
+		}
 		return report.WriteRerun(stdout, report.RerunFailed(runs, *version))
 	}
 	if *version != "" {
@@ -86,37 +74,7 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	doc, err := report.Build(*artifacts, runs, cat, strings.Fields(*suites))
-	if err != nil {
-		return err
-	}
-	km, err := killMatrix(*artifacts)
-	if err != nil {
-		return err
-	}
-	doc.KillMatrix = km
-	dir := *out
-	if dir == "" {
-		dir = *artifacts
-	}
-	written, err := report.Write(doc, dir)
-	if err != nil {
-		return err
-	}
-	return report.WriteSummary(stdout, doc, written.HTML)
-}
-
-// killMatrix is the matrix `make mutants` left in artifacts/mutants, or nil.
-func killMatrix(artifacts string) (*report.KillMatrix, error) {
-	m, err := mutants.ReadJSON(filepath.Join(artifacts, "mutants", "kill-matrix.json"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("the kill matrix: %w", err)
-	}
-	k := m.View()
-	return &k, nil
+	return run.WriteReport(run.ReportOptions{Artifacts: dirs, JSON: *jsonName, Suites: strings.Fields(*suites), Catalogue: cat, Out: *out}, stdout)
 }
 
 // catalogue is the project's built-in catalogue, or the one in file when given.

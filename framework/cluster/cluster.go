@@ -6,7 +6,6 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -56,7 +55,7 @@ func (c *Cluster) RestConfig() (*rest.Config, error) {
 	var err error
 	if c.Kubeconfig == "" {
 		if cfg, err = rest.InClusterConfig(); err != nil {
-			return nil, fmt.Errorf("the in-cluster configuration of cluster %s (%s=1: run in a pod with a service account): %w", c.Name, InClusterVar, err)
+			return nil, fmt.Errorf("the in-cluster configuration of cluster %s (the runner Job: run in a pod with a service account): %w", c.Name, err)
 		}
 	} else if cfg, err = clientcmd.BuildConfigFromFlags("", c.Kubeconfig); err != nil {
 		return nil, fmt.Errorf("loading kubeconfig %s of cluster %s: %w", c.Kubeconfig, c.Name, err)
@@ -105,29 +104,13 @@ func NodeImage(ctx context.Context, node string) (image string, labels map[strin
 	return host.NodeImage(ctx, node)
 }
 
-// InClusterVar, set to 1 with no KUBECONFIG, says the suites run in a pod of the
-// cluster under test (the runner Job, images/runner) and reach it with the pod's
-// service account. An explicit switch, not the pod's KUBERNETES_SERVICE_HOST: a CI
-// runner that is itself a pod must not test its own cluster by accident.
-const InClusterVar = "E2E_IN_CLUSTER"
-
-// FromEnvironment picks the provider: an existing cluster when KUBECONFIG is set
-// (how users validate their own kubelet) or when the suites run in a pod of it
-// (E2E_IN_CLUSTER=1), otherwise a kind cluster made from kindConfig, a path relative
-// to the repository root.
-func FromEnvironment(kindConfig string) (Provider, error) {
-	kc := os.Getenv("KUBECONFIG")
-	if kc != "" || os.Getenv(InClusterVar) == "1" {
-		names := "KUBECONFIG names an existing cluster"
-		if kc == "" {
-			names = InClusterVar + "=1 runs in an existing cluster"
-		}
-		for _, v := range []string{"FEATURE_GATES", "KUBELET_FEATURE_GATES", "KUBELET", "KUBELET_VERSION"} {
-			if os.Getenv(v) != "" {
-				return nil, fmt.Errorf("%s is set, but %s, which the suite never changes: %s applies only to the kind clusters the suite creates; unset one of the two", v, names, v)
-			}
-		}
-		return Existing{Kubeconfig: kc}, nil
+// Select picks the provider: an existing cluster when kubeconfig names one (how
+// users validate their own kubelet) or when the suites run in a pod of it
+// (inCluster: the runner Job), otherwise a kind cluster made from kindConfig, a path
+// relative to the repository root, with o.
+func Select(kindConfig, kubeconfig string, inCluster bool, o KindOptions) (Provider, error) {
+	if kubeconfig != "" || inCluster {
+		return Existing{Kubeconfig: kubeconfig}, nil
 	}
-	return NewKind(kindConfig, KindOptionsFromEnvironment())
+	return NewKind(kindConfig, o)
 }

@@ -4,12 +4,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"github.com/podlifecycle/conformance/framework/config"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -30,31 +33,20 @@ type KindOptions struct {
 	StateDir string
 	// ReadyTimeout bounds the wait for the control plane after create.
 	ReadyTimeout time.Duration
-	// FeatureGates (FEATURE_GATES, "A=true,B=false") are set for every component of
-	// every node, on top of the kind config; KubeletFeatureGates
-	// (KUBELET_FEATURE_GATES) for every kubelet. See KindConfig.Override.
-	FeatureGates, KubeletFeatureGates string
-	// RunID, when set (E2E_RUN_ID), makes clusters belong to a run of several suites:
+	// FeatureGates (FEATURE_GATES) are set for every component of every node, on top
+	// of the kind config; KubeletFeatureGates (KUBELET_FEATURE_GATES) for every
+	// kubelet. See KindConfig.Override.
+	FeatureGates, KubeletFeatureGates map[string]bool
+	// RunID, when set (the run's ID), makes clusters belong to a run of several suites:
 	// a cluster created by an earlier suite of the same run is reused as the run's own,
 	// and a green suite leaves it for the next one; the run deletes them at its end
 	// (DeleteRunClusters). Failed and interrupted suites behave as without a run.
 	RunID string
 }
 
-// KindOptionsFromEnvironment: NODE_IMAGE, KEEP_CLUSTERS, and a state directory in the
-// user's cache.
-func KindOptionsFromEnvironment() KindOptions {
-	o := KindOptions{
-		NodeImage:    "podlifecycle/node:v1.37.2",
-		KeepClusters: os.Getenv("KEEP_CLUSTERS") == "1" || os.Getenv("KEEP_CLUSTERS") == "true",
-		ReadyTimeout: 3 * time.Minute,
-	}
-	if img := os.Getenv("NODE_IMAGE"); img != "" {
-		o.NodeImage = img
-	}
-	o.RunID = os.Getenv("E2E_RUN_ID")
-	o.FeatureGates = os.Getenv("FEATURE_GATES")
-	o.KubeletFeatureGates = os.Getenv("KUBELET_FEATURE_GATES")
+// DefaultKindOptions: the stock node image, and a state directory in the user's cache.
+func DefaultKindOptions() KindOptions {
+	o := KindOptions{NodeImage: "podlifecycle/node:" + config.DefaultVersion, ReadyTimeout: 3 * time.Minute}
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		cache = os.TempDir()
@@ -78,15 +70,7 @@ func NewKind(configPath string, o KindOptions) (*Kind, error) {
 	if err != nil {
 		return nil, err
 	}
-	all, err := parseGateList(o.FeatureGates)
-	if err != nil {
-		return nil, fmt.Errorf("FEATURE_GATES=%q: %w", o.FeatureGates, err)
-	}
-	kubelet, err := parseGateList(o.KubeletFeatureGates)
-	if err != nil {
-		return nil, fmt.Errorf("KUBELET_FEATURE_GATES=%q: %w", o.KubeletFeatureGates, err)
-	}
-	cfg.Override(all, kubelet)
+	cfg.Override(o.FeatureGates, o.KubeletFeatureGates)
 	cfg.RebaseKubeletImages(o.NodeImage)
 	if _, err := cfg.Requested(); err != nil {
 		return nil, err
@@ -313,7 +297,7 @@ func readRunMarker(stateDir, name string) string {
 }
 
 // DeleteRunClusters deletes every kind cluster that run runID created; make e2e calls
-// it (through cmd/delete-run-clusters) once all suites have passed.
+// it once all suites have passed.
 func DeleteRunClusters(o KindOptions, runID string) error {
 	p := kindcluster.NewProvider(kindcluster.ProviderWithDocker(), kindcluster.ProviderWithLogger(kindlog.NoopLogger{}))
 	names, err := p.List()
@@ -332,4 +316,53 @@ func DeleteRunClusters(o KindOptions, runID string) error {
 		}
 	}
 	return nil
+}
+
+// CreateRunClusters makes the kind clusters of one run (o.RunID) before its suites
+// start, all at once, so that a later suite's cluster is not made in the middle of
+// the run while nothing else happens: the suites then reuse them (the run marker
+// makes them the run's own), and DeleteRunClusters deletes them once every suite has
+// passed. Interrupted, it deletes what it had begun to make; a creation that fails
+// keeps its cluster, with a note on how to inspect and delete it, as a suite would.
+func CreateRunClusters(ctx context.Context, configs []string, o KindOptions) error {
+	if o.RunID == "" {
+		return errors.New("the run's clusters need the run's ID")
+	}
+	kinds := make([]*Kind, len(configs))
+	for i, path := range configs {
+		k, err := NewKind(path, o)
+		if err != nil {
+			return err
+		}
+		kinds[i] = k
+	}
+	errs := make([]error, len(kinds))
+	var wg sync.WaitGroup
+	for i, k := range kinds {
+		wg.Go(func() {
+			if _, err := k.Acquire(ctx); err != nil {
+				errs[i] = fmt.Errorf("%s: %w", configs[i], err)
+			}
+		})
+	}
+	wg.Wait()
+	failed := errors.Join(errs...)
+	outcome := Succeeded
+	switch {
+	case ctx.Err() != nil:
+		outcome = Interrupted
+	case failed != nil:
+		outcome = Failed
+	}
+	if outcome != Succeeded {
+		for _, k := range kinds {
+			if err := k.Release(context.WithoutCancel(ctx), &Cluster{}, outcome); err != nil {
+				failed = errors.Join(failed, err)
+			}
+		}
+		if failed == nil {
+			failed = ctx.Err()
+		}
+	}
+	return failed
 }

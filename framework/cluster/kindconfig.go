@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/podlifecycle/conformance/framework/config"
 	"maps"
 	"os"
 	"path/filepath"
@@ -275,7 +276,7 @@ func gatesOfArgs(args []extraArg, into map[string]bool) error {
 		if a.Name != "feature-gates" {
 			continue
 		}
-		gates, err := parseGateList(a.Value)
+		gates, err := config.ParseGates(a.Value)
 		if err != nil {
 			return err
 		}
@@ -302,21 +303,4 @@ func apiServerGatesOfPatch(patch string, into map[string]bool) error {
 		return nil
 	}
 	return gatesOfArgs(doc.APIServer.ExtraArgs, into)
-}
-
-// parseGateList parses the --feature-gates syntax "A=true,B=false".
-func parseGateList(s string) (map[string]bool, error) {
-	out := map[string]bool{}
-	for _, kv := range strings.Split(s, ",") {
-		kv = strings.TrimSpace(kv)
-		if kv == "" {
-			continue
-		}
-		name, val, ok := strings.Cut(kv, "=")
-		if !ok || (val != "true" && val != "false") {
-			return nil, fmt.Errorf("feature gate %q: want Name=true or Name=false", kv)
-		}
-		out[strings.TrimSpace(name)] = val == "true"
-	}
-	return out, nil
 }

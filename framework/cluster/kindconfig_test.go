@@ -134,16 +134,6 @@ func TestLoadKindConfigRejectsTypos(t *testing.T) {
 	}
 }
 
-func TestParseGateList(t *testing.T) {
-	g, err := parseGateList("A=true, B=false,")
-	if err != nil || len(g) != 2 || !g["A"] || g["B"] {
-		t.Fatalf("got %v, %v", g, err)
-	}
-	if _, err := parseGateList("A=yes"); err == nil {
-		t.Fatal("want an error for A=yes")
-	}
-}
-
 // Gates set by cluster-level patches count as asked for: a KubeletConfiguration for
 // every kubelet, a ClusterConfiguration's apiServer extraArgs for the API server.
 func TestRequestedReadsClusterPatches(t *testing.T) {

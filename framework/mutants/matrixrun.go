@@ -1,4 +1,4 @@
-// Command mutants runs the kill matrix: for each kubelet patch of images/mutants/,
+// The mutants command runs the kill matrix: for each kubelet patch of images/mutants/,
 // the v1.37.2 kubelet with that patch (images/mutants.sh) put into the workers of the
 // kept kind clusters, and the specs of the statements the patch names run against
 // it; first the stock kubelet, built and put in the same way, through every statement
@@ -7,7 +7,7 @@
 // drift). The matrix goes to <out>/kill-matrix.json and .md; each run's artifacts
 // and report to <out>/<mutant>/.
 //
-//	go run ./framework/mutants/cmd/mutants [-only 12,13] [-suites 'lifecycle restart …']
+//	podlifecycle mutants [-only 12,13] [-suites 'lifecycle restart …']
 //
 // The clusters are the suites' own (their kind configs), made or reused and kept
 // (KEEP_CLUSTERS): the kubelet changes every run, the clusters do not. The control
@@ -15,7 +15,8 @@
 // of another version (the v1.36.3 worker). The suites are compiled once, before the
 // first run, so that editing a spec while the matrix runs changes nothing of it. At
 // the end, and on Ctrl-C, every worker gets the stock kubelet back.
-package main
+
+package mutants
 
 import (
 	"context"
@@ -36,17 +37,10 @@ import (
 	"time"
 
 	"github.com/podlifecycle/conformance/framework/cluster"
-	"github.com/podlifecycle/conformance/framework/mutants"
+	"github.com/podlifecycle/conformance/framework/config"
 	"github.com/podlifecycle/conformance/framework/report"
 	"github.com/podlifecycle/conformance/framework/statements"
 )
-
-func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "mutants:", err)
-		os.Exit(1)
-	}
-}
 
 type options struct {
 	patches, out, suites, only, ginkgo string
@@ -54,8 +48,11 @@ type options struct {
 	reuseStock, reclassify             bool
 }
 
-func run() error {
+// RunMatrix is the mutants command (podlifecycle mutants ARGS…): it runs the kill
+// matrix as the package comment of this file says.
+func RunMatrix(args []string) error {
 	var o options
+	flag := flag.NewFlagSet("mutants", flag.ContinueOnError)
 	flag.StringVar(&o.patches, "patches", "images/mutants", "the folder of kubelet patches")
 	flag.StringVar(&o.out, "out", "_artifacts/mutants", "where the matrix and each run's artifacts go")
 	flag.StringVar(&o.suites, "suites", "cluster lifecycle restart probes termination declaredfeatures restart/profiles termination/gated lifecycle/pressure", "the suites, directories below suites/, whose specs may hold the statements")
@@ -64,7 +61,9 @@ func run() error {
 	flag.IntVar(&o.procs, "procs", 4, "Ginkgo processes per run")
 	flag.BoolVar(&o.reuseStock, "reuse-stock", false, "keep the stock run of an earlier matrix in -out instead of running it again")
 	flag.BoolVar(&o.reclassify, "reclassify", false, "run nothing: classify again, from the saved runs in -out, every mutant of the matrix there (after a change to a patch's header, say)")
-	flag.Parse()
+	if err := flag.Parse(args); err != nil {
+		return err
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -74,7 +73,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	all, err := mutants.Load(o.patches)
+	all, err := Load(o.patches)
 	if err != nil {
 		return err
 	}
@@ -103,7 +102,7 @@ func run() error {
 
 	// The clusters of every suite that holds a named statement.
 	var needed []string
-	for _, id := range mutants.Statements(all) {
+	for _, id := range Statements(all) {
 		needed = append(needed, index.suites[id]...)
 	}
 	slices.Sort(needed)
@@ -143,8 +142,8 @@ func run() error {
 		}
 	}()
 
-	previous, _ := mutants.ReadJSON(filepath.Join(out, "kill-matrix.json"))
-	matrix := mutants.Matrix{Date: time.Now(), Commit: commit(), StockSHA256: stockSum}
+	previous, _ := ReadJSON(filepath.Join(out, "kill-matrix.json"))
+	matrix := Matrix{Date: time.Now(), Commit: commit(), StockSHA256: stockSum}
 
 	// Every mutant's kubelet is built before the first run: a build beside a running
 	// spec takes the CPU and the disk that the spec's timing rests on.
@@ -167,7 +166,7 @@ func run() error {
 		if err := install(ctx, workers, stockBin, stockSum); err != nil {
 			return err
 		}
-		stockDoc, err = r.specs(ctx, stockDir, mutants.Statements(all))
+		stockDoc, err = r.specs(ctx, stockDir, Statements(all))
 		if err == nil {
 			for _, f := range stockDoc.Failures {
 				matrix.StockFailed = append(matrix.StockFailed, fmt.Sprintf("%s (%s)", f.Spec.Text, f.Location))
@@ -181,8 +180,8 @@ func run() error {
 	fmt.Printf("   stock: %s\n", map[bool]string{true: "every spec green", false: "FAILED: " + strings.Join(matrix.StockFailed, "; ")}[matrix.StockGreen])
 
 	for _, m := range all {
-		if !slices.ContainsFunc(selected, func(s mutants.Mutant) bool { return s.Name == m.Name }) {
-			if i := slices.IndexFunc(previous.Rows, func(r mutants.Row) bool { return r.Mutant == m.Name }); i >= 0 {
+		if !slices.ContainsFunc(selected, func(s Mutant) bool { return s.Name == m.Name }) {
+			if i := slices.IndexFunc(previous.Rows, func(r Row) bool { return r.Mutant == m.Name }); i >= 0 {
 				matrix.Rows = append(matrix.Rows, previous.Rows[i])
 			}
 			continue
@@ -213,12 +212,12 @@ func run() error {
 
 // reclassify rebuilds the matrix in o.out from its saved runs, keeping what only the
 // run knew (the kubelets' sums, the times).
-func reclassify(o options, cat statements.Catalogue, all []mutants.Mutant, suites []string) error {
+func reclassify(o options, cat statements.Catalogue, all []Mutant, suites []string) error {
 	out, err := filepath.Abs(o.out)
 	if err != nil {
 		return err
 	}
-	previous, err := mutants.ReadJSON(filepath.Join(out, "kill-matrix.json"))
+	previous, err := ReadJSON(filepath.Join(out, "kill-matrix.json"))
 	if err != nil {
 		return err
 	}
@@ -230,7 +229,7 @@ func reclassify(o options, cat statements.Catalogue, all []mutants.Mutant, suite
 	matrix := previous
 	matrix.Rows = nil
 	for _, m := range all {
-		i := slices.IndexFunc(previous.Rows, func(r mutants.Row) bool { return r.Mutant == m.Name })
+		i := slices.IndexFunc(previous.Rows, func(r Row) bool { return r.Mutant == m.Name })
 		if i < 0 {
 			continue
 		}
@@ -243,7 +242,7 @@ func reclassify(o options, cat statements.Catalogue, all []mutants.Mutant, suite
 		}
 		if doc, err := r.document(filepath.Join(out, m.Name)); err == nil {
 			kept := row
-			row = mutants.Classify(m, stock, doc)
+			row = Classify(m, stock, doc)
 			row.KubeletSHA256, row.Took = kept.KubeletSHA256, kept.Took
 		}
 		matrix.Rows = append(matrix.Rows, row)
@@ -258,7 +257,7 @@ func reclassify(o options, cat statements.Catalogue, all []mutants.Mutant, suite
 	return nil
 }
 
-func write(m mutants.Matrix, out string, start time.Time) error {
+func write(m Matrix, out string, start time.Time) error {
 	m.WallTime = time.Since(start)
 	if err := m.WriteJSON(filepath.Join(out, "kill-matrix.json")); err != nil {
 		return err
@@ -268,7 +267,7 @@ func write(m mutants.Matrix, out string, start time.Time) error {
 
 // checkNamed: a mutant names only catalogued statements that are not Slow (the
 // matrix runs no Slow spec).
-func checkNamed(ms []mutants.Mutant, cat statements.Catalogue) error {
+func checkNamed(ms []Mutant, cat statements.Catalogue) error {
 	var errs []error
 	for _, m := range ms {
 		for _, id := range m.Breaks {
@@ -285,19 +284,19 @@ func checkNamed(ms []mutants.Mutant, cat statements.Catalogue) error {
 }
 
 // pick is the mutants -only names (by name or number), in the patches' order.
-func pick(all []mutants.Mutant, only string) ([]mutants.Mutant, error) {
+func pick(all []Mutant, only string) ([]Mutant, error) {
 	if only == "" {
 		return all, nil
 	}
 	want := map[string]bool{}
 	for _, w := range strings.Split(only, ",") {
 		w = strings.TrimSpace(w)
-		if !slices.ContainsFunc(all, func(m mutants.Mutant) bool { return m.Name == w || strings.HasPrefix(m.Name, w+"-") }) {
+		if !slices.ContainsFunc(all, func(m Mutant) bool { return m.Name == w || strings.HasPrefix(m.Name, w+"-") }) {
 			return nil, fmt.Errorf("-only: no mutant %q", w)
 		}
 		want[w] = true
 	}
-	var out []mutants.Mutant
+	var out []Mutant
 	for _, m := range all {
 		number, _, _ := strings.Cut(m.Name, "-")
 		if want[m.Name] || want[number] {
@@ -371,7 +370,7 @@ func (ix index) suitesOf(ids []string) []string {
 }
 
 func acquire(ctx context.Context, configs []string) ([]*cluster.Cluster, error) {
-	o := cluster.KindOptionsFromEnvironment()
+	o := cluster.DefaultKindOptions()
 	o.KeepClusters = true
 	var out []*cluster.Cluster
 	for _, cfg := range configs {
@@ -540,10 +539,10 @@ type runner struct {
 }
 
 // mutant builds m's kubelet, installs it and runs the specs of its statements.
-func (r runner) mutant(ctx context.Context, m mutants.Mutant, stock report.Document) mutants.Row {
+func (r runner) mutant(ctx context.Context, m Mutant, stock report.Document) Row {
 	t := time.Now()
-	fail := func(err error) mutants.Row {
-		row := mutants.Classify(m, stock, report.Document{})
+	fail := func(err error) Row {
+		row := Classify(m, stock, report.Document{})
 		row.Unrelated = append(row.Unrelated, err.Error())
 		row.Took = time.Since(t)
 		return row
@@ -567,7 +566,7 @@ func (r runner) mutant(ctx context.Context, m mutants.Mutant, stock report.Docum
 	if err != nil {
 		return fail(err)
 	}
-	row := mutants.Classify(m, stock, doc)
+	row := Classify(m, stock, doc)
 	row.KubeletSHA256 = sum
 	row.Took = time.Since(t)
 	return row
@@ -584,7 +583,7 @@ func (r runner) specs(ctx context.Context, dir string, ids []string) (report.Doc
 	}
 	args := strings.Fields(r.o.ginkgo)
 	args = append(args, "--keep-going", "--timeout=40m", "--poll-progress-after=120s", fmt.Sprintf("--procs=%d", r.o.procs),
-		"--label-filter="+mutants.LabelFilter(ids), "--output-dir="+dir, "--json-report=e2e.json", "--junit-report=e2e-junit.xml")
+		"--label-filter="+LabelFilter(ids), "--output-dir="+dir, "--json-report=e2e.json", "--junit-report=e2e-junit.xml")
 	if !isTerminal() {
 		args = append(args, "--no-color")
 	}
@@ -598,7 +597,14 @@ func (r runner) specs(ctx context.Context, dir string, ids []string) (report.Doc
 	defer log.Close()
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.Env = append(os.Environ(), "E2E_ARTIFACTS="+dir, "KEEP_CLUSTERS=1")
+	// The suites read the run from its record: artifacts in dir, the kept clusters; no
+	// run ID, so that no facts are cached across kubelets.
+	rec := config.Record{Started: time.Now(), Commit: commit(), Dir: dir, ServerVersion: config.DefaultVersion,
+		Config: config.Config{Labels: LabelFilter(ids), Procs: r.o.procs, KeepClusters: true, Artifacts: dir}}
+	if err := rec.Write(dir); err != nil {
+		return report.Document{}, err
+	}
+	cmd.Env = append(os.Environ(), config.RecordVar+"="+filepath.Join(dir, config.RecordFile))
 	runErr := cmd.Run()
 	if ctx.Err() != nil {
 		return report.Document{}, ctx.Err()

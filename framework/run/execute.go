@@ -16,87 +16,175 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/podlifecycle/conformance/framework/cluster"
+	"github.com/podlifecycle/conformance/framework/config"
 	"github.com/podlifecycle/conformance/framework/report"
 	"github.com/podlifecycle/conformance/framework/sidebyside"
+	"github.com/podlifecycle/conformance/framework/statements"
 )
 
 // Executor carries out a plan in the repository's root directory.
 type Executor struct {
 	// Ginkgo is the command that runs Ginkgo ({"go", "tool", "ginkgo"}).
 	Ginkgo []string
-	// Env is the environment of every command (os.Environ() and the run's own).
+	// Env is the environment of every command: the user's, less what would name the
+	// cluster under test or the run's switches behind the run's back (KUBECONFIG).
 	Env []string
 	// Out, Err receive the commands' output and the run's own lines.
 	Out, Err io.Writer
-	// Phases is the file each phase's wall time is appended to
-	// (_artifacts/phases.txt; the image build writes its line first).
+	// Phases is the file each phase's wall time is appended to (<artifacts>/phases.txt).
 	Phases string
+	// Record is the run's record as far as the caller knows it (ID, start, commit);
+	// Execute adds each pass's own values and writes it into every pass's directory.
+	Record config.Record
+}
+
+// ErrSpecsFailed marks a run whose suites ran and some spec failed (exit status 1),
+// as against a run that could not be made or read (exit status 2).
+var ErrSpecsFailed = errors.New("some specs failed")
+
+// ExitCode is the run's exit status: 0 green, 1 when only specs failed, 2 when any
+// part of the run could not be made (images, clusters, the report) or was interrupted.
+func ExitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		if !errors.Is(e, ErrSpecsFailed) {
+			return 2
+		}
+	}
+	return 1
 }
 
 // Execute runs the plan and returns the run's status: nil when every suite passed
 // and the report was written. ctx ends on Ctrl-C: the step under way ends as its own
 // command handles the interrupt (Ginkgo runs its cleanup: the clusters a suite
 // made are deleted), the other passes are not started, and the report is written
-// of what ran.
+// of what ran. The record (run.json) of every pass directory is written before its
+// first step and again, with the exit status, at the end.
 func (e Executor) Execute(ctx context.Context, p Plan) error {
-	runID := fmt.Sprint(time.Now().UnixNano())
-	env := append(slices.Clone(e.Env), "E2E_RUN_ID="+runID)
 	var failed []error
 	fail := func(err error) { failed = append(failed, err) }
+	records := map[string]config.Record{}
+	top := e.Record
+	top.Config, top.Suites, top.Dir = p.Config, p.Suites, absPath(p.Artifacts)
+	records[p.Artifacts] = top
+	if err := top.Write(p.Artifacts); err != nil {
+		return err
+	}
 	for _, pass := range p.Versions {
 		if ctx.Err() != nil {
 			fail(fmt.Errorf("interrupted before Kubernetes %s", pass.Version))
 			break
 		}
-		if err := e.pass(ctx, p, pass, env); err != nil {
+		if err := e.pass(ctx, p, pass, records); err != nil {
 			fail(err)
 		}
 	}
 	if len(failed) == 0 && p.DeleteClusters && ctx.Err() == nil {
-		if err := e.command(ctx, env, "go", "run", "./framework/cluster/cmd/delete-run-clusters"); err != nil {
+		if err := cluster.DeleteRunClusters(e.kindOptions(p, ""), e.Record.ID); err != nil {
 			fail(fmt.Errorf("deleting the run's clusters: %w", err))
 		}
 	}
 	start := time.Now()
-	args := []string{"run", "./framework/report/cmd/report", "-artifacts", p.Artifacts, "-json", p.ReportJSON, "-suites", strings.Join(p.ProjectSuites, " ")}
-	if err := e.command(context.WithoutCancel(ctx), env, "go", args...); err != nil {
-		fmt.Fprintln(e.Err, "the report could not be written (make report writes it again)")
-		fail(fmt.Errorf("the report: %w", err))
+	if anyStarted(records) {
+		err := WriteReport(ReportOptions{Artifacts: []string{p.Artifacts}, JSON: p.ReportJSON, Suites: p.ProjectSuites, Catalogue: e.catalogue()}, e.Out)
+		if err != nil {
+			fmt.Fprintln(e.Err, "the report could not be written (make report writes it again)")
+			fail(fmt.Errorf("the report: %w", err))
+		}
+		e.phase("report", time.Since(start))
+	} else {
+		fmt.Fprintf(e.Err, "no report: run %s in %s never started its suites (%v): there is nothing to report, and no earlier run's report is shown instead\n", e.Record.ID, p.Artifacts, errors.Join(failed...))
 	}
-	e.phase("report", time.Since(start))
 	if data, err := os.ReadFile(e.Phases); err == nil {
 		fmt.Fprintf(e.Out, "== wall time per phase (%s)\n%s", e.Phases, data)
 	}
-	return errors.Join(failed...)
+	err := errors.Join(failed...)
+	code := ExitCode(err)
+	for dir, rec := range records {
+		rec.Finished, rec.Exit = time.Now(), &code
+		if err != nil && code == 2 {
+			rec.Failure = err.Error()
+		}
+		if werr := rec.Write(dir); werr != nil {
+			fmt.Fprintln(e.Err, werr)
+		}
+	}
+	return err
 }
 
-func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, env []string) error {
-	suffix := ""
-	if pass.Version != "" {
-		suffix = " " + pass.Version
-		fmt.Fprintf(e.Out, "== Kubernetes %s\n", pass.Version)
-		if err := os.MkdirAll(pass.OutDir, 0o755); err != nil {
-			return err
+func anyStarted(records map[string]config.Record) bool {
+	for _, r := range records {
+		if !r.SuitesStarted.IsZero() {
+			return true
 		}
+	}
+	return false
+}
+
+func (e Executor) catalogue() statements.Catalogue {
+	cat, err := statements.Load()
+	if err != nil {
+		fmt.Fprintln(e.Err, err)
+	}
+	return cat
+}
+
+// kindOptions are the kind provider's options for the run's clusters of one pass.
+func (e Executor) kindOptions(p Plan, nodeImage string) cluster.KindOptions {
+	o := cluster.DefaultKindOptions()
+	if nodeImage != "" {
+		o.NodeImage = nodeImage
+	}
+	o.KeepClusters, o.RunID = p.Config.KeepClusters, e.Record.ID
+	o.FeatureGates, o.KubeletFeatureGates = p.Config.FeatureGates, p.Config.KubeletFeatureGates
+	return o
+}
+
+func absPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return abs
+}
+
+func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, records map[string]config.Record) error {
+	suffix, version := "", pass.ServerVersion
+	if pass.Version != "" {
+		suffix = " " + version
+		fmt.Fprintf(e.Out, "== Kubernetes %s\n", version)
+	}
+	rec := e.Record
+	rec.Config, rec.Suites, rec.ServerVersion, rec.Dir = p.Config, p.Suites, version, absPath(pass.OutDir)
+	rec.InCluster = false
+	save := func() error { records[pass.OutDir] = rec; return rec.Write(pass.OutDir) }
+	if err := save(); err != nil {
+		return err
 	}
 	if pass.BuildImages {
 		start := time.Now()
-		versionEnv := append(slices.Clone(env), "KUBERNETES_VERSION="+pass.Version)
-		if err := e.command(ctx, versionEnv, "bash", "images/build.sh"); err != nil {
-			return fmt.Errorf("the images of Kubernetes %s: %w", pass.Version, err)
+		buildEnv := append(slices.Clone(e.Env), "KUBERNETES_VERSION="+version, "KUBELET="+p.Config.Kubelet, "KUBELET_VERSION="+p.Config.KubeletVersion)
+		if err := e.command(ctx, buildEnv, "bash", "images/build.sh"); err != nil {
+			return fmt.Errorf("the images of Kubernetes %s: %w", version, err)
 		}
 		e.phase("images"+suffix, time.Since(start))
-		nodeImage, err := e.output(ctx, versionEnv, "bash", "images/scripts/kubelet.sh")
+		nodeImage, err := e.output(ctx, buildEnv, "bash", "images/scripts/kubelet.sh")
 		if err != nil {
-			return fmt.Errorf("the node image of Kubernetes %s: %w", pass.Version, err)
+			return fmt.Errorf("the node image of Kubernetes %s: %w", version, err)
 		}
-		env = append(slices.Clone(env), "E2E_SERVER_VERSION="+pass.Version, "NODE_IMAGE="+nodeImage)
+		rec.NodeImage = nodeImage
+		if err := save(); err != nil {
+			return err
+		}
 	}
-	outDir, err := filepath.Abs(pass.OutDir)
-	if err != nil {
-		return err
-	}
-	env = append(slices.Clone(env), "E2E_ARTIFACTS="+outDir)
+	env := append(slices.Clone(e.Env), config.RecordVar+"="+filepath.Join(rec.Dir, config.RecordFile))
 
 	suites, focus := pass.Suites, pass.FocusFiles
 	if len(suites) == 0 {
@@ -124,13 +212,28 @@ func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, env []stri
 
 	if len(pass.ClustersAhead) > 0 {
 		start := time.Now()
-		if err := e.command(ctx, env, "go", append([]string{"run", "./framework/cluster/cmd/create-run-clusters"}, pass.ClustersAhead...)...); err != nil {
+		var configs []string
+		for _, c := range pass.ClustersAhead {
+			configs = append(configs, absPath(c))
+		}
+		if err := cluster.CreateRunClusters(ctx, configs, e.kindOptions(p, rec.NodeImage)); err != nil {
 			return fmt.Errorf("creating the run's clusters: %w", err)
 		}
 		e.phase("clusters"+suffix, time.Since(start))
 	}
 
 	start := time.Now()
+	rec.SuitesStarted = start
+	if err := save(); err != nil {
+		return err
+	}
+	if top, ok := records[p.Artifacts]; ok && top.SuitesStarted.IsZero() {
+		top.SuitesStarted = start
+		records[p.Artifacts] = top
+		if err := top.Write(p.Artifacts); err != nil {
+			return err
+		}
+	}
 	junit := strings.TrimSuffix(p.ReportJSON, ".json") + "-junit.xml"
 	var suitesErr error
 	flags := append(slices.Clone(pass.GinkgoFlags), focus...)
@@ -143,8 +246,19 @@ func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, env []stri
 		suitesErr = e.command(ctx, env, e.Ginkgo[0], append(slices.Clone(e.Ginkgo[1:]), args...)...)
 		e.phase("suites"+suffix, time.Since(start))
 	}
-	e.suitePhases(filepath.Join(pass.OutDir, p.ReportJSON))
+	jsonPath := filepath.Join(pass.OutDir, p.ReportJSON)
+	e.suitePhases(jsonPath)
+	if pass.RerunFailed {
+		if err := MergeRerunInto(filepath.Join(pass.OutDir, beforeRerun(p.ReportJSON)), jsonPath); err != nil {
+			return fmt.Errorf("merging the rerun into the run's report: %w", err)
+		}
+	}
 	if suitesErr != nil {
+		// Ginkgo fails alike when a spec failed and when a suite could not be built or
+		// run; a report it wrote during this run tells the first from the second.
+		if st, err := os.Stat(jsonPath); err == nil && !st.ModTime().Before(start) && ctx.Err() == nil {
+			return fmt.Errorf("the suites%s: %w (%w)", suffix, ErrSpecsFailed, suitesErr)
+		}
 		return fmt.Errorf("the suites%s: %w", suffix, suitesErr)
 	}
 	return nil

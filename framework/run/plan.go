@@ -8,17 +8,20 @@
 package run
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"github.com/podlifecycle/conformance/framework/config"
 	"io/fs"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 )
 
-// Options are the run's switches, as the Makefile's variables give them.
+// Options are a run: its configuration (the switches) and what the command line
+// adds to it.
 type Options struct {
+	config.Config
 	// Report names the run's Ginkgo reports: <Report>.json and <Report>-junit.xml
 	// ("e2e" for make e2e, "lifecycle" for make e2e-lifecycle).
 	Report string
@@ -28,26 +31,16 @@ type Options struct {
 	// ProjectSuites: every suite of the project ("lifecycle restart/profiles …"), for
 	// the report to tell "not in this run" from "no spec".
 	ProjectSuites []string
-	Labels        string // Ginkgo label filter (LABELS); "!Slow" by default
-	Focus         string // Ginkgo --focus (FOCUS)
-	Procs         int    // Ginkgo processes (PROCS)
-	// Versions: K8S_VERSIONS, each run on node images built for it, its results
-	// under Artifacts/<version>; empty: the default version, results in Artifacts.
-	Versions    []string
-	RerunFailed bool // RERUN_FAILED: only what failed in the saved report
-	// ExistingCluster: KUBECONFIG names a cluster of the user's: nothing is built,
-	// made or deleted, and the Disruptive specs are left out unless AllowDisruptive.
-	ExistingCluster bool
-	AllowDisruptive bool
-	Artifacts       string // _artifacts
 	// Color: the output is a terminal; a CI log gets Ginkgo without colour codes.
 	Color bool
-	// Shard: run only this part of the run's spec files (SHARD=i/n), balanced by
-	// Durations, a saved earlier run's spec time per spec file (nil: by number of
-	// specs).
-	Shard     Shard
+	// Durations: a saved earlier run's spec time per spec file, balancing the shards
+	// (nil: by number of specs).
 	Durations map[string]time.Duration
 }
+
+// ExistingCluster: KUBECONFIG names a cluster of the user's: nothing is built, made
+// or deleted, and the Disruptive specs are left out unless AllowDisruptive.
+func (o Options) ExistingCluster() bool { return o.Kubeconfig != "" }
 
 // Plan is what a run does, in order.
 type Plan struct {
@@ -60,13 +53,18 @@ type Plan struct {
 	ReportJSON    string
 	ProjectSuites []string
 	Artifacts     string
+	// Config and Suites are what the run was asked for, for its record (run.json).
+	Config config.Config
+	Suites []string
 }
 
 // VersionPass is the run of every suite on one Kubernetes version.
 type VersionPass struct {
 	Version string // "" for the default version
-	OutDir  string // where its reports and the suites' artifacts go
-	// BuildImages: build this version's images first (K8S_VERSIONS, kind clusters).
+	// ServerVersion is the release the pass's statements are checked against.
+	ServerVersion string
+	OutDir        string // where its reports and the suites' artifacts go
+	// BuildImages: build what is missing of this version's images first (kind clusters).
 	BuildImages bool
 	// ClustersAhead: the kind configs whose clusters are made, all at once, before
 	// the first suite (a run of every spec; a partial run makes only what its suites
@@ -90,11 +88,8 @@ func NewPlan(o Options, repo fs.FS) (Plan, error) {
 	if o.Report == "" || len(o.Suites) == 0 {
 		return Plan{}, errors.New("a run needs a report name and at least one suite")
 	}
-	if o.ExistingCluster && len(o.Versions) > 0 {
-		return Plan{}, fmt.Errorf("K8S_VERSIONS=%q is set, but KUBECONFIG names a cluster of yours, which has one version: K8S_VERSIONS makes a kind cluster per version; unset one of the two", strings.Join(o.Versions, " "))
-	}
-	if !o.Shard.Whole() && o.RerunFailed {
-		return Plan{}, errors.New("SHARD and RERUN_FAILED together: rerun what failed in each shard's own artifacts, without SHARD")
+	if err := o.Validate(); err != nil {
+		return Plan{}, err
 	}
 	if o.Procs < 1 {
 		o.Procs = 1
@@ -107,7 +102,7 @@ func NewPlan(o Options, repo fs.FS) (Plan, error) {
 	// A run of every spec (the whole default set or the whole Slow set, no focus, not
 	// a rerun) on kind clusters makes its clusters ahead; the Slow set then runs side
 	// by side.
-	whole := !o.ExistingCluster && !o.RerunFailed && o.Focus == "" && (labels == "!Slow" || labels == "Slow")
+	whole := !o.ExistingCluster() && !o.RerunFailed && o.Focus == "" && (labels == "!Slow" || labels == "Slow")
 	suites, configs, focusFiles := o.Suites, []string(nil), []string(nil)
 	if o.Shard.Whole() {
 		configsOf := KindConfigs(repo)
@@ -136,20 +131,28 @@ func NewPlan(o Options, repo fs.FS) (Plan, error) {
 		ahead = configs
 	}
 	p := Plan{
-		DeleteClusters: !o.ExistingCluster,
+		DeleteClusters: !o.ExistingCluster(),
 		ReportJSON:     o.Report + ".json",
 		ProjectSuites:  o.ProjectSuites,
 		Artifacts:      o.Artifacts,
+		Config:         o.Config,
+		Suites:         o.Suites,
 	}
 	versions := o.Versions
-	if len(versions) == 0 {
+	serverVersion := ""
+	if len(versions) == 0 || o.ExistingCluster() {
+		// A cluster of yours has one version: K8S_VERSIONS names what it is checked against.
+		if len(versions) == 1 {
+			serverVersion = versions[0]
+		}
 		versions = []string{""}
 	}
 	for _, v := range versions {
 		pass := VersionPass{
 			Version:       v,
+			ServerVersion: cmp.Or(v, serverVersion, config.DefaultVersion),
 			OutDir:        o.Artifacts,
-			BuildImages:   v != "" && !o.ExistingCluster,
+			BuildImages:   !o.ExistingCluster(),
 			ClustersAhead: ahead,
 			SideBySide:    whole && labels == "Slow",
 			RerunFailed:   o.RerunFailed,
@@ -170,7 +173,7 @@ func NewPlan(o Options, repo fs.FS) (Plan, error) {
 // the processes, the label filter (on a cluster of the user's, the Disruptive specs
 // left out unless allowed), the focus, and no colour codes off a terminal.
 func GinkgoFlags(o Options, labels string) []string {
-	if o.ExistingCluster && !o.AllowDisruptive {
+	if o.ExistingCluster() && !o.AllowDisruptive {
 		labels = "(" + labels + ") && !Disruptive"
 	}
 	flags := []string{"--keep-going", "--timeout=80m", "--poll-progress-after=120s",

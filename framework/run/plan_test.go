@@ -1,6 +1,7 @@
 package run
 
 import (
+	"github.com/podlifecycle/conformance/framework/config"
 	"reflect"
 	"strings"
 	"testing"
@@ -29,6 +30,9 @@ func plan(t *testing.T, o Options) Plan {
 	if o.Artifacts == "" {
 		o.Artifacts = "_artifacts"
 	}
+	if o.Labels == "" {
+		o.Labels = "!Slow"
+	}
 	p, err := NewPlan(o, repo)
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +59,7 @@ func TestKindConfigsOfASuite(t *testing.T) {
 }
 
 func TestWholeRunMakesItsClustersAhead(t *testing.T) {
-	p := plan(t, Options{Labels: "!Slow", Procs: 4})
+	p := plan(t, Options{Config: config.Config{Labels: "!Slow", Procs: 4}})
 	if len(p.Versions) != 1 {
 		t.Fatalf("%d passes, want the default version's", len(p.Versions))
 	}
@@ -63,7 +67,7 @@ func TestWholeRunMakesItsClustersAhead(t *testing.T) {
 	if want := []string{"kind-configs/backoff-profiles.yaml", "kind-configs/default.yaml"}; !reflect.DeepEqual(v.ClustersAhead, want) {
 		t.Errorf("clusters ahead %v, want %v", v.ClustersAhead, want)
 	}
-	if v.SideBySide || v.BuildImages || v.OutDir != "_artifacts" || !p.DeleteClusters || p.ReportJSON != "e2e.json" {
+	if v.SideBySide || !v.BuildImages || v.OutDir != "_artifacts" || !p.DeleteClusters || p.ReportJSON != "e2e.json" {
 		t.Errorf("pass %+v, plan %+v", v, p)
 	}
 	want := []string{"--keep-going", "--timeout=80m", "--poll-progress-after=120s", "--procs=4", "--label-filter=!Slow", "--no-color"}
@@ -73,7 +77,7 @@ func TestWholeRunMakesItsClustersAhead(t *testing.T) {
 }
 
 func TestSlowSetRunsSideBySide(t *testing.T) {
-	v := plan(t, Options{Labels: "Slow"}).Versions[0]
+	v := plan(t, Options{Config: config.Config{Labels: "Slow"}}).Versions[0]
 	if !v.SideBySide || len(v.ClustersAhead) != 2 {
 		t.Errorf("Slow: %+v, want side by side with its clusters made ahead", v)
 	}
@@ -81,10 +85,10 @@ func TestSlowSetRunsSideBySide(t *testing.T) {
 
 func TestPartialRunsMakeNothingAhead(t *testing.T) {
 	for name, o := range map[string]Options{
-		"a label of its own": {Labels: "PL-1 || PC-2"},
-		"a focus":            {Focus: "web-server"},
-		"a rerun":            {RerunFailed: true},
-		"a cluster of yours": {ExistingCluster: true},
+		"a label of its own": {Config: config.Config{Labels: "PL-1 || PC-2"}},
+		"a focus":            {Config: config.Config{Focus: "web-server"}},
+		"a rerun":            {Config: config.Config{RerunFailed: true}},
+		"a cluster of yours": {Config: config.Config{Kubeconfig: "/kubeconfig"}},
 	} {
 		v := plan(t, o).Versions[0]
 		if len(v.ClustersAhead) > 0 || v.SideBySide {
@@ -94,7 +98,7 @@ func TestPartialRunsMakeNothingAhead(t *testing.T) {
 }
 
 func TestExistingClusterLeavesOutDisruptive(t *testing.T) {
-	p := plan(t, Options{ExistingCluster: true, Labels: "PL-1 || PC-2", Focus: "pod", Color: true})
+	p := plan(t, Options{Config: config.Config{Kubeconfig: "/kubeconfig", Labels: "PL-1 || PC-2", Focus: "pod"}, Color: true})
 	flags := strings.Join(p.Versions[0].GinkgoFlags, " ")
 	if !strings.Contains(flags, "--label-filter=(PL-1 || PC-2) && !Disruptive") || !strings.Contains(flags, "--focus=pod") || strings.Contains(flags, "--no-color") {
 		t.Errorf("flags %s", flags)
@@ -102,14 +106,14 @@ func TestExistingClusterLeavesOutDisruptive(t *testing.T) {
 	if p.DeleteClusters {
 		t.Error("a cluster of yours is never deleted")
 	}
-	allowed := plan(t, Options{ExistingCluster: true, AllowDisruptive: true})
+	allowed := plan(t, Options{Config: config.Config{Kubeconfig: "/kubeconfig", AllowDisruptive: true}})
 	if f := strings.Join(allowed.Versions[0].GinkgoFlags, " "); !strings.Contains(f, "--label-filter=!Slow ") {
 		t.Errorf("ALLOW_DISRUPTIVE: %s", f)
 	}
 }
 
 func TestVersionsEachOnTheirOwn(t *testing.T) {
-	p := plan(t, Options{Versions: []string{"v1.37.2", "v1.36.3"}})
+	p := plan(t, Options{Config: config.Config{Versions: []string{"v1.37.2", "v1.36.3"}}})
 	if len(p.Versions) != 2 {
 		t.Fatalf("%d passes", len(p.Versions))
 	}
@@ -119,8 +123,13 @@ func TestVersionsEachOnTheirOwn(t *testing.T) {
 			t.Errorf("pass %d: %+v, want %s under _artifacts/%s with its own images", i, pass, v, v)
 		}
 	}
-	if _, err := NewPlan(Options{Report: "e2e", Suites: []string{"./suites/lifecycle"}, Versions: []string{"v1.36.3"}, ExistingCluster: true}, repo); err == nil || !strings.Contains(err.Error(), "unset one of the two") {
-		t.Errorf("K8S_VERSIONS with KUBECONFIG: %v", err)
+	if _, err := NewPlan(Options{Config: config.Config{Labels: "!Slow", Versions: []string{"v1.36.3", "v1.37.2"}, Kubeconfig: "/kubeconfig"}, Report: "e2e", Suites: []string{"./suites/lifecycle"}}, repo); err == nil || !strings.Contains(err.Error(), "unset one of the two") {
+		t.Errorf("two K8S_VERSIONS with KUBECONFIG: %v", err)
+	}
+	// One version with a cluster of yours: the one it runs, checked against, no build.
+	one, err := NewPlan(Options{Config: config.Config{Labels: "!Slow", Versions: []string{"v1.36.3"}, Kubeconfig: "/kubeconfig", Artifacts: "_artifacts"}, Report: "e2e", Suites: []string{"./suites/lifecycle"}}, repo)
+	if err != nil || len(one.Versions) != 1 || one.Versions[0].ServerVersion != "v1.36.3" || one.Versions[0].BuildImages || one.Versions[0].OutDir != "_artifacts" {
+		t.Errorf("K8S_VERSIONS=v1.36.3 with KUBECONFIG: %+v, %v", one.Versions, err)
 	}
 }
 
@@ -204,8 +213,7 @@ func TestShardsSplitByConfigurationFirst(t *testing.T) {
 }
 
 func TestShardPlan(t *testing.T) {
-	o := Options{Report: "e2e", Suites: []string{"./suites/lifecycle", "./suites/restart/..."}, Artifacts: "_artifacts", Shard: Shard{Index: 2, Count: 2},
-		Durations: map[string]time.Duration{"suites/restart/backoff_test.go": time.Hour}}
+	o := Options{Config: config.Config{Labels: "!Slow", Artifacts: "_artifacts", Shard: Shard{Index: 2, Count: 2}}, Report: "e2e", Suites: []string{"./suites/lifecycle", "./suites/restart/..."}, Durations: map[string]time.Duration{"suites/restart/backoff_test.go": time.Hour}}
 	p, err := NewPlan(o, shardRepo)
 	if err != nil {
 		t.Fatal(err)
@@ -224,15 +232,7 @@ func TestShardPlan(t *testing.T) {
 	if !reflect.DeepEqual(v.ClustersAhead, []string{"kind-configs/backoff-profiles.yaml", "kind-configs/default.yaml"}) {
 		t.Errorf("clusters ahead %v", v.ClustersAhead)
 	}
-	if _, err := NewPlan(Options{Report: "e2e", Suites: o.Suites, Shard: Shard{1, 2}, RerunFailed: true}, shardRepo); err == nil {
+	if _, err := NewPlan(Options{Config: config.Config{Shard: Shard{Index: 1, Count: 2}, RerunFailed: true}, Report: "e2e", Suites: o.Suites}, shardRepo); err == nil {
 		t.Error("SHARD with RERUN_FAILED: want an error")
-	}
-	for _, bad := range []string{"0/2", "3/2", "1", "a/b", "1/0"} {
-		if _, err := ParseShard(bad); err == nil {
-			t.Errorf("SHARD=%s: want an error", bad)
-		}
-	}
-	if s, err := ParseShard("2/3"); err != nil || s != (Shard{2, 3}) {
-		t.Errorf("2/3: %v %v", s, err)
 	}
 }

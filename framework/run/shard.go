@@ -2,12 +2,11 @@ package run
 
 import (
 	"cmp"
-	"fmt"
+	"github.com/podlifecycle/conformance/framework/config"
 	"io/fs"
 	"path"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,26 +16,7 @@ import (
 // Shard is one of n parts of a run ("2/3": Index 2 of Count 3), for a run split over
 // several machines (CI jobs side by side) whose reports are merged afterwards
 // (report and compare take several artifact directories).
-type Shard struct{ Index, Count int }
-
-// ParseShard reads "i/n"; "" is the whole run.
-func ParseShard(s string) (Shard, error) {
-	if s == "" {
-		return Shard{}, nil
-	}
-	i, n, ok := strings.Cut(s, "/")
-	index, err1 := strconv.Atoi(i)
-	count, err2 := strconv.Atoi(n)
-	if !ok || err1 != nil || err2 != nil || count < 1 || index < 1 || index > count {
-		return Shard{}, fmt.Errorf("SHARD=%q: want i/n with 1 ≤ i ≤ n, e.g. SHARD=1/2", s)
-	}
-	return Shard{Index: index, Count: count}, nil
-}
-
-func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
-
-// Whole: not a shard.
-func (s Shard) Whole() bool { return s.Count <= 1 }
+type Shard = config.Shard
 
 // specFile is one spec file of a suite: the unit a run is split by (Ginkgo's
 // --focus-file selects it).

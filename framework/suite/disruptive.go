@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"os"
 	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -21,15 +20,11 @@ import (
 // cannot be forgotten.
 const Disruptive = entries.DisruptiveLabel
 
-// AllowDisruptiveVar, set to 1, lets Disruptive specs run on a cluster the suite did
-// not make.
-const AllowDisruptiveVar = "ALLOW_DISRUPTIVE"
-
 // disruptiveRefusal says why Disruptive specs may not run on a cluster of provider
 // ("kind": the suite's own), or "" when they may: the reason the report gives a
 // Disruptive spec left out by make e2e's label filter, so both ways read the same.
 func disruptiveRefusal(provider string) string {
-	if provider == "kind" || os.Getenv(AllowDisruptiveVar) == "1" {
+	if run, _ := Run(); provider == "kind" || run.Config.AllowDisruptive {
 		return ""
 	}
 	return entries.NotRunDisruptive

@@ -27,7 +27,7 @@ const factsBound = 60 * time.Second
 // recordClusterFacts records the report's ClusterFacts entry. Nothing it cannot read
 // fails the suite: the report shows why a fact is unknown instead.
 //
-// The suites of one run (E2E_RUN_ID) share their clusters, whose software does not
+// The suites of one run (its ID) share their clusters, whose software does not
 // change during the run: the first suite on a cluster reads the facts (Docker, node
 // shells, metrics fetches: seconds at every suite's start otherwise) and keeps them
 // beside the cluster's kubeconfig; the next ones record that copy.
@@ -38,8 +38,8 @@ func (e *Env) recordClusterFacts(ctx context.Context, kindConfig string) {
 	}
 	var cf entries.ClusterFacts
 	saved := ""
-	if run := os.Getenv("E2E_RUN_ID"); run != "" && e.Cluster.Kubeconfig != "" {
-		saved = e.Cluster.Kubeconfig + ".facts-" + run + ".json"
+	if run, _ := Run(); run.ID != "" && e.Cluster.Kubeconfig != "" {
+		saved = e.Cluster.Kubeconfig + ".facts-" + run.ID + ".json"
 	}
 	if saved != "" {
 		if b, err := os.ReadFile(saved); err == nil && json.Unmarshal(b, &cf) == nil && cf.Config == config {

@@ -6,12 +6,11 @@ import (
 )
 
 func TestCheckServerVersion(t *testing.T) {
-	t.Setenv("E2E_SERVER_VERSION", "")
 	if err := checkServerVersion("v1.37.2"); err != nil {
 		t.Fatal(err)
 	}
 	err := checkServerVersion("v1.36.3")
-	if err == nil || !strings.Contains(err.Error(), "E2E_SERVER_VERSION=v1.36.3") {
+	if err == nil || !strings.Contains(err.Error(), "K8S_VERSIONS=v1.36.3") {
 		t.Fatalf("want an actionable error, got %v", err)
 	}
 }

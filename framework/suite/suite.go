@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/podlifecycle/conformance/framework/cluster"
+	"github.com/podlifecycle/conformance/framework/config"
 	"github.com/podlifecycle/conformance/framework/facts"
 	"github.com/podlifecycle/conformance/framework/statements"
 )
@@ -50,7 +51,11 @@ func Setup(name, kindConfig string) *Env {
 		if err != nil {
 			Fail(err.Error())
 		}
-		provider, err = cluster.FromEnvironment(filepath.Join(root, kindConfig))
+		run, err := Run()
+		if err != nil {
+			Fail(fmt.Sprintf("reading the run's record (%s): %v", config.RecordVar, err))
+		}
+		provider, err = cluster.Select(filepath.Join(root, kindConfig), run.Config.Kubeconfig, run.InCluster, KindOptions())
 		if err != nil {
 			Fail(err.Error())
 		}
@@ -122,13 +127,11 @@ func outcome(r Report) cluster.Outcome {
 	return cluster.Failed
 }
 
-// ExpectedServerVersion is the Kubernetes version the suite's statements are written
-// against; E2E_SERVER_VERSION overrides it for a deliberate run against another one.
+// ExpectedServerVersion is the Kubernetes version the suite's statements are checked
+// against: the run's (K8S_VERSIONS makes a pass per version), v1.37.2 by default.
 func ExpectedServerVersion() string {
-	if v := os.Getenv("E2E_SERVER_VERSION"); v != "" {
-		return v
-	}
-	return "v1.37.2"
+	r, _ := Run()
+	return r.ServerVersion
 }
 
 func checkServerVersion(got string) error {
@@ -137,7 +140,7 @@ func checkServerVersion(got string) error {
 		return nil
 	}
 	return fmt.Errorf("the cluster runs Kubernetes %s, but these statements are checked against %s; "+
-		"point KUBECONFIG at a %s cluster, or set E2E_SERVER_VERSION=%s to run them anyway", got, want, want, got)
+		"point KUBECONFIG at a %s cluster, or give K8S_VERSIONS=%s to run them anyway", got, want, want, got)
 }
 
 // RepoRoot finds the repository root (the directory holding go.mod) from the working
@@ -171,20 +174,11 @@ func (e *Env) Require(reqs ...facts.Requirement) {
 	}
 }
 
-// ArtifactsDir is where a run's artifacts go: E2E_ARTIFACTS (the Makefile sets it
-// per Kubernetes version of K8S_VERSIONS, beside Ginkgo's own reports; a relative
-// path is taken from the repository root), or _artifacts/ at the repository root.
+// ArtifactsDir is where a run's artifacts go: the run's directory for this pass
+// (per Kubernetes version of K8S_VERSIONS, beside Ginkgo's own reports).
 func ArtifactsDir() string {
-	root, _ := RepoRoot()
-	dir := os.Getenv("E2E_ARTIFACTS")
-	switch {
-	case dir == "":
-		return filepath.Join(root, "_artifacts")
-	case filepath.IsAbs(dir):
-		return dir
-	default: // relative to the repository root, not to the suite's package, where Ginkgo runs it
-		return filepath.Join(root, dir)
-	}
+	r, _ := Run()
+	return r.Dir
 }
 
 // NodeFor is the node a spec's pod is pinned to when the spec needs the kubelet of

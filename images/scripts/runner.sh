@@ -9,7 +9,7 @@
 # Layout in the image, under /opt/podlifecycle: go.mod (the suites find the
 # repository root by it), suites/<dir>/<name>.test (Ginkgo runs a compiled suite in
 # its directory, as from a checkout), images/versions.env (the report's software
-# facts), suites.txt; ginkgo, report and the entrypoint in /usr/local/bin; it runs as
+# facts), suites.txt; ginkgo, podlifecycle and the entrypoint in /usr/local/bin; it runs as
 # nobody (65534), since nothing it does needs root. The suites
 # are built with -trimpath, so their code locations name files by module path, which
 # the report reads relative to the repository as it does a checkout's.
@@ -39,7 +39,7 @@ build_runner() {
       mkdir -p "$ctx/opt/podlifecycle/suites/$s"
       mv "$ctx/tmp/bin/${s##*/}.test" "$ctx/opt/podlifecycle/suites/$s/"
     done
-    CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$ctx/usr/local/bin/" github.com/onsi/ginkgo/v2/ginkgo ./framework/report/cmd/report
+    CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$ctx/usr/local/bin/" github.com/onsi/ginkgo/v2/ginkgo ./cmd/podlifecycle
     install -m 0755 images/runner/run.sh "$ctx/usr/local/bin/podlifecycle-runner"
     echo "module github.com/podlifecycle/conformance" >"$ctx/opt/podlifecycle/go.mod"
     cp images/versions.env "$ctx/opt/podlifecycle/images/"
@@ -50,7 +50,7 @@ build_runner() {
   local rc=$?; rm -rf "$ctx"; return $rc
 }
 
-mapfile -t sources < <(cd "$REPO_DIR" && find go.mod go.sum framework suites images/runner images/versions.env images/scripts/runner.sh images/scripts/dockerimg.sh -type f -not -path '*/testdata/*' | sort)
+mapfile -t sources < <(cd "$REPO_DIR" && find go.mod go.sum cmd framework suites images/runner images/versions.env images/scripts/runner.sh images/scripts/dockerimg.sh -type f -not -path '*/testdata/*' | sort)
 key=$(cd "$REPO_DIR" && inputs_key "${sources[@]}" "$suites" "$(image_key "$BASE")")
 echo "== Runner image $RUNNER_IMAGE"
 run_step runner-image "$key" "image_current '$RUNNER_IMAGE' '$key'" -- build_runner "$RUNNER_IMAGE" "$key"

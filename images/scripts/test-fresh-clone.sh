@@ -36,7 +36,7 @@ grep -q 'id="PL-1"' "$fixture/report.html" || { echo "FAIL report.html has no ro
 grep -q 'href="https://kubernetes.io/' "$fixture/report.html" || { echo "FAIL report.html cites no page"; exit 1; }
 echo "ok   make report in a copy: $(grep -m1 '^statements:' "$log")"
 
-rerun=$(go run ./framework/report/cmd/report -artifacts "$fixture" -rerun-failed)
+rerun=$(go run ./cmd/podlifecycle report -artifacts "$fixture" -rerun-failed)
 echo "ok   report -rerun-failed in a copy: ${rerun:-nothing failed}" | head -3
 
 go test -vet=off -count=1 ./framework/statements/ >/dev/null || {

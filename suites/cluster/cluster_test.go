@@ -253,7 +253,7 @@ var _ = Describe("A kind config", Label("infra"), func() {
 		path := filepath.Join(GinkgoT().TempDir(), "unknown-gate.yaml")
 		Expect(os.WriteFile(path, []byte("kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\n"+
 			"featureGates:\n  NoSuchGateInKubernetes: true\nnodes:\n- role: control-plane\n"), 0o644)).To(Succeed())
-		provider, err := cluster.NewKind(path, cluster.KindOptionsFromEnvironment())
+		provider, err := cluster.NewKind(path, suite.KindOptions())
 		Expect(err).NotTo(HaveOccurred())
 		_, err = provider.Acquire(ctx)
 		Expect(err).To(MatchError(And(ContainSubstring("unrecognized feature gate"), ContainSubstring("NoSuchGateInKubernetes"))))

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/podlifecycle/conformance/framework/config"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,6 +22,7 @@ import (
 	kindlog "sigs.k8s.io/kind/pkg/log"
 
 	"github.com/podlifecycle/conformance/framework/cluster/internal/host"
+	"github.com/podlifecycle/conformance/framework/facts"
 )
 
 // KindOptions tune the kind provider.
@@ -37,6 +39,14 @@ type KindOptions struct {
 	// of the kind config; KubeletFeatureGates (KUBELET_FEATURE_GATES) for every
 	// kubelet. See KindConfig.Override.
 	FeatureGates, KubeletFeatureGates map[string]bool
+	// KubeletKnows, when set, names the feature gates the kubelet of a Kubernetes
+	// release ("v1.36.3") knows: the gates of FeatureGates and KubeletFeatureGates that
+	// the kubelet of a worker running another release than the control plane's does not
+	// know are left out of that kubelet (KindConfig.LeaveOutUnknownKubeletGates). nil
+	// leaves nothing out: such a gate is refused before any node boots. The suites
+	// compute the cluster's name again with their own options, so the runner and the
+	// suites must set it alike (preflight.KnownGates).
+	KubeletKnows func(release string) (map[string]bool, error)
 	// RunID, when set (the run's ID), makes clusters belong to a run of several suites:
 	// a cluster created by an earlier suite of the same run is reused as the run's own,
 	// and a green suite leaves it for the next one; the run deletes them at its end
@@ -66,13 +76,8 @@ type Kind struct {
 
 // NewKind checks the config and that Docker answers; nothing is created yet.
 func NewKind(configPath string, o KindOptions) (*Kind, error) {
-	cfg, err := LoadKindConfig(configPath)
+	cfg, err := prepareKindConfig(configPath, o)
 	if err != nil {
-		return nil, err
-	}
-	cfg.Override(o.FeatureGates, o.KubeletFeatureGates)
-	cfg.RebaseKubeletImages(o.NodeImage)
-	if _, err := cfg.Requested(); err != nil {
 		return nil, err
 	}
 	if err := host.CheckDocker(); err != nil {
@@ -81,18 +86,44 @@ func NewKind(configPath string, o KindOptions) (*Kind, error) {
 	return &Kind{config: cfg, opts: o, provider: kindcluster.NewProvider(kindcluster.ProviderWithDocker(), kindcluster.ProviderWithLogger(kindlog.NoopLogger{}))}, nil
 }
 
+// prepareKindConfig loads the kind config at path and applies the run's options: the
+// gate overrides, the kubelet variants rebased on the run's node image, and the
+// overrides a skewed worker's kubelet does not know left out of it. No Docker.
+func prepareKindConfig(path string, o KindOptions) (*KindConfig, error) {
+	cfg, err := LoadKindConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Override(o.FeatureGates, o.KubeletFeatureGates)
+	cfg.RebaseKubeletImages(o.NodeImage)
+	if err := cfg.LeaveOutUnknownKubeletGates(o.NodeImage, o.KubeletKnows, o.StateDir); err != nil {
+		return nil, err
+	}
+	if _, err := cfg.Requested(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
 // withNodeImages returns the config with every node's image set (the default node
 // image where the config names none), and the images' Docker IDs.
 func (k *Kind) withNodeImages() (v1alpha4.Cluster, []string, error) {
-	cfg := k.config.Config // a copy: host adaptations never leak into the file's content
+	return k.config.clusterConfig(k.opts.NodeImage, host.ImageID)
+}
+
+// clusterConfig is the config kind is given: every node's image set (nodeImage where
+// the config names none), relative extraMount host paths made absolute; and the salt
+// of the cluster's name: each node image's ID (imageID) and each extraMount's content.
+func (k *KindConfig) clusterConfig(nodeImage string, imageID func(string) (string, error)) (v1alpha4.Cluster, []string, error) {
+	cfg := k.Config // a copy: host adaptations never leak into the file's content
 	cfg.Nodes = slices.Clone(cfg.Nodes)
 	var salt []string
 	for i := range cfg.Nodes {
 		n := &cfg.Nodes[i]
 		if n.Image == "" {
-			n.Image = k.opts.NodeImage
+			n.Image = nodeImage
 		}
-		id, err := host.ImageID(n.Image)
+		id, err := imageID(n.Image)
 		if err != nil {
 			return cfg, nil, err
 		}
@@ -103,11 +134,11 @@ func (k *Kind) withNodeImages() (v1alpha4.Cluster, []string, error) {
 		for j := range n.ExtraMounts {
 			m := &n.ExtraMounts[j]
 			if !filepath.IsAbs(m.HostPath) {
-				m.HostPath = filepath.Join(filepath.Dir(k.config.Path), m.HostPath)
+				m.HostPath = filepath.Join(filepath.Dir(k.Path), m.HostPath)
 			}
 			digest, err := treeDigest(m.HostPath)
 			if err != nil {
-				return cfg, nil, fmt.Errorf("kind config %s: extraMount %s: %w", k.config.Path, m.HostPath, err)
+				return cfg, nil, fmt.Errorf("kind config %s: extraMount %s: %w", k.Path, m.HostPath, err)
 			}
 			salt = append(salt, digest)
 		}
@@ -189,6 +220,10 @@ func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
 		fmt.Fprintf(os.Stderr, "kind config adapted to this host: %s\n", note)
 	}
 
+	for _, profile := range slices.Sorted(maps.Keys(requested.LeftOutKubeletGates)) {
+		fmt.Fprintf(os.Stderr, "feature gates %v of the run left out of the kubelet of the %s=%s node (%s), whose release does not know them; every other component has them\n",
+			requested.LeftOutKubeletGates[profile], facts.ProfileLabel, profile, requested.ProfileImages[profile])
+	}
 	start := time.Now()
 	fmt.Fprintf(os.Stderr, "creating kind cluster %s from %s (%d nodes)...\n", name, k.config.Path, len(cfg.Nodes))
 	k.created = true // from here on a partial cluster may exist and must be cleaned up

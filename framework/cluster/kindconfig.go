@@ -24,6 +24,13 @@ type KindConfig struct {
 	Path   string
 	Raw    []byte
 	Config v1alpha4.Cluster
+
+	// runGates are the gates of the run's overrides (Override); authoredGates those the
+	// config itself sets cluster-wide (featureGates, cluster-level KubeletConfiguration
+	// patches) before them.
+	runGates, authoredGates map[string]bool
+	// leftOut: per profile, the run's gates left out of its kubelet (LeaveOutUnknownKubeletGates).
+	leftOut map[string][]string
 }
 
 // LoadKindConfig reads and strictly decodes a kind v1alpha4 cluster config.
@@ -52,6 +59,24 @@ func LoadKindConfig(path string) (*KindConfig, error) {
 func (k *KindConfig) Override(all, kubelet map[string]bool) {
 	if len(all) == 0 && len(kubelet) == 0 {
 		return
+	}
+	k.authoredGates = map[string]bool{}
+	for g := range k.Config.FeatureGates {
+		k.authoredGates[g] = true
+	}
+	for _, p := range k.Config.KubeadmConfigPatches {
+		gates := map[string]bool{}
+		_ = kubeletGatesOfPatch(p, gates) // a patch that does not decode is Requested's error
+		for g := range gates {
+			k.authoredGates[g] = true
+		}
+	}
+	k.runGates = map[string]bool{}
+	for g := range all {
+		k.runGates[g] = true
+	}
+	for g := range kubelet {
+		k.runGates[g] = true
 	}
 	if k.Config.FeatureGates == nil {
 		k.Config.FeatureGates = map[string]bool{}
@@ -162,6 +187,12 @@ func (k *KindConfig) Requested() (facts.Requested, error) {
 			r.ProfileImages[profile] = n.Image
 		}
 	}
+	if len(k.leftOut) > 0 {
+		r.LeftOutKubeletGates = map[string][]string{}
+		for p, gates := range k.leftOut {
+			r.LeftOutKubeletGates[p] = slices.Clone(gates)
+		}
+	}
 	return r, nil
 }
 
@@ -186,7 +217,10 @@ type kubeletGateCheck struct {
 // the cluster-level KubeletConfiguration patches (KUBELET_FEATURE_GATES), then the
 // node's own, which win. Nodes whose kubelet and gates are the same share one check.
 // A worker that runs an older kubelet (a node image with another kubelet) is checked
-// by that kubelet, which may not know a gate new in the API server's release.
+// by that kubelet, which may not know a gate new in the API server's release; the
+// run's gates left out of that kubelet (Requested.LeftOutKubeletGates of its
+// profile, see KindConfig.LeaveOutUnknownKubeletGates) are not checked there, since
+// it is not given them.
 func kubeletGateChecks(cfg v1alpha4.Cluster, r facts.Requested) ([]kubeletGateCheck, error) {
 	names := nodeNames(cfg)
 	var checks []kubeletGateCheck
@@ -196,6 +230,11 @@ func kubeletGateChecks(cfg v1alpha4.Cluster, r facts.Requested) ([]kubeletGateCh
 			gates = map[string]bool{}
 		}
 		maps.Copy(gates, r.AllKubeletGates)
+		if profile := n.Labels[facts.ProfileLabel]; profile != "" {
+			for _, g := range r.LeftOutKubeletGates[profile] {
+				delete(gates, g)
+			}
+		}
 		for _, p := range n.KubeadmConfigPatches {
 			if err := kubeletGatesOfPatch(p, gates); err != nil {
 				return nil, fmt.Errorf("node %s: %w", names[i], err)

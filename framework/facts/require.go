@@ -2,6 +2,7 @@ package facts
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -77,6 +78,12 @@ func (g kubeletGate) Check(f *Facts, asked Requested) (bool, string, bool) {
 	sort.Strings(seen)
 	why := fmt.Sprintf("needs feature gate %s=%t in the kubelet of %s; kubernetes_feature_enabled says [%s]", g.name, g.on, where, strings.Join(seen, "; "))
 	want, askedFor := asked.KubeletGate(g.name, g.profile)
+	// A gate the run asked of every component but left out of the kubelets of every
+	// candidate (their release does not know it) was not asked of them: a skip.
+	if len(nodes) > 0 && !slices.ContainsFunc(nodes, func(n Node) bool { return !asked.LeftOut(g.name, n.Labels[ProfileLabel]) }) {
+		askedFor = false
+		why += fmt.Sprintf("; %s was left out of these kubelets, whose release does not know it", g.name)
+	}
 	return false, why, askedFor && want == g.on
 }
 

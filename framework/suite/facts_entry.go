@@ -65,7 +65,7 @@ func (e *Env) recordClusterFacts(ctx context.Context, kindConfig string) {
 func (e *Env) readClusterFacts(ctx context.Context, config string) entries.ClusterFacts {
 	ctx, cancel := context.WithTimeout(ctx, factsBound)
 	defer cancel()
-	in := factsInput{Config: config, Cluster: e.Cluster.Name, Facts: e.Facts, Software: map[string]nodeSoftware{}}
+	in := factsInput{Config: config, Cluster: e.Cluster.Name, Facts: e.Facts, Software: map[string]nodeSoftware{}, Requested: e.Cluster.Requested}
 	if root, err := RepoRoot(); err == nil {
 		if b, err := os.ReadFile(filepath.Join(root, "images", "versions.env")); err == nil {
 			in.Versions = parseVersionsEnv(string(b))
@@ -110,6 +110,9 @@ type factsInput struct {
 	Software map[string]nodeSoftware
 	// Versions: images/versions.env.
 	Versions map[string]string
+	// Requested: what the cluster's configuration asked for, with the gates left out
+	// of a skewed kubelet that does not know them.
+	Requested facts.Requested
 }
 
 // nodeSoftware is what Docker and the node itself say of a node's software.
@@ -137,6 +140,12 @@ func buildClusterFacts(in factsInput) entries.ClusterFacts {
 			KubeletSHA256: sw.KubeletSHA256, DeclaredFeatures: n.DeclaredFeatures}
 		if v := n.KubeletConfig.CrashLoopBackOff.MaxContainerRestartPeriod; v != "" {
 			nf.KubeletSettings = map[string]string{"crashLoopBackOff.maxContainerRestartPeriod": v}
+		}
+		if key, value := in.Requested.LeftOutSetting(nf.Profile); key != "" {
+			if nf.KubeletSettings == nil {
+				nf.KubeletSettings = map[string]string{}
+			}
+			nf.KubeletSettings[key] = value
 		}
 		for _, t := range n.Taints {
 			nf.Taints = append(nf.Taints, taintString(t))

@@ -1,12 +1,14 @@
 package suite
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"sync"
 
 	"github.com/podlifecycle/conformance/framework/cluster"
 	"github.com/podlifecycle/conformance/framework/config"
+	"github.com/podlifecycle/conformance/framework/preflight"
 )
 
 var (
@@ -47,5 +49,10 @@ func KindOptions() cluster.KindOptions {
 	o.KeepClusters = r.Config.KeepClusters
 	o.FeatureGates, o.KubeletFeatureGates = r.Config.FeatureGates, r.Config.KubeletFeatureGates
 	o.RunID = r.ID
+	// The runner made the run's clusters with the same gate lists (framework/run), so
+	// that both reach the same cluster name.
+	o.KubeletKnows = func(release string) (map[string]bool, error) {
+		return preflight.KnownGates(context.Background(), release)
+	}
 	return o
 }

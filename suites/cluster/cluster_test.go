@@ -1,10 +1,12 @@
 package cluster
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -151,7 +153,82 @@ sha256sum /proc/$pid/exe /usr/bin/kubelet | cut -d' ' -f1
 		Expect(off[0].KubeletGates).To(HaveKeyWithValue(gate, false), "kubelet of %s", off[0].Name)
 		Expect(on[0].KubeletGates).To(HaveKeyWithValue(gate, true), "kubelet of %s", on[0].Name)
 	})
+
+	// The gates the cluster's configuration asks for (the kind config's and the run's
+	// FEATURE_GATES and KUBELET_FEATURE_GATES) are in every component as asked, except
+	// the run's gates left out of a worker whose kubelet's release does not know them
+	// (a kubelet of another release than the control plane's): that kubelet keeps its
+	// default, which is to have no such gate. No waits: env.Facts holds the metrics.
+	It("gives every kubelet and the API server the gates asked of them, and no kubelet a gate its release does not know", suite.Timeout(), func(ctx SpecContext) {
+		r := env.Cluster.Requested
+		if len(r.ClusterGates)+len(r.AllKubeletGates)+len(r.KubeletGates)+len(r.APIServerGates) == 0 {
+			Skip("the cluster's configuration asks for no feature gate")
+		}
+		var table []string
+		for _, g := range sortedKeys(r.ClusterGates, r.APIServerGates) {
+			on, _ := r.APIServerGate(g)
+			Expect(env.Facts.APIServerGates).To(HaveKeyWithValue(g, on), "kube-apiserver's %s", g)
+			table = append(table, fmt.Sprintf("| kube-apiserver | | %s | %t |", g, on))
+		}
+		for _, n := range env.Facts.Nodes {
+			profile := n.Labels[facts.ProfileLabel]
+			leftOut := map[string]bool{}
+			for _, g := range r.LeftOutKubeletGates[profile] {
+				leftOut[g] = true
+			}
+			for _, g := range sortedKeys(r.ClusterGates, r.AllKubeletGates, r.KubeletGates[profile], leftOut) {
+				if r.LeftOut(g, profile) {
+					Expect(n.KubeletGates).NotTo(HaveKey(g), "kubelet %s of %s: %s was left out of it, as a gate its release does not know, yet it reports it", n.KubeletVersion, n.Name, g)
+					table = append(table, fmt.Sprintf("| kubelet %s | %s | %s | left out: unknown to kubelet %s, at its default |", n.KubeletVersion, n.Name, g, n.KubeletVersion))
+					continue
+				}
+				on, asked := r.KubeletGate(g, profile)
+				if !asked {
+					continue
+				}
+				Expect(n.KubeletGates).To(HaveKeyWithValue(g, on), "kubelet %s of %s (profile %q): %s", n.KubeletVersion, n.Name, profile, g)
+				table = append(table, fmt.Sprintf("| kubelet %s | %s | %s | %t |", n.KubeletVersion, n.Name, g, on))
+			}
+		}
+		AddReportEntry("feature gates asked, per component", "| component | node | gate | set |\n|---|---|---|---|\n"+strings.Join(table, "\n"))
+	})
+
+	// The controller managers and schedulers serve their metrics on their node's
+	// loopback only: a shell on the control-plane node reads them (Disruptive by the
+	// suite's rule, though it only reads).
+	It("gives the controller manager and the scheduler the cluster-wide gates", Label(suite.Disruptive), suite.Timeout(), func(ctx SpecContext) {
+		env.Require(facts.NodeShell())
+		r := env.Cluster.Requested
+		if len(r.ClusterGates) == 0 {
+			Skip("the cluster's configuration sets no cluster-wide feature gate")
+		}
+		for _, n := range env.Facts.Nodes {
+			if _, cp := n.Labels["node-role.kubernetes.io/control-plane"]; !cp {
+				continue
+			}
+			shell := func(ctx context.Context, script string) (string, error) { return env.NodeShell(ctx, n.Name, script) }
+			for _, c := range facts.ControlPlaneComponents() {
+				gates, err := facts.ComponentGates(ctx, shell, c)
+				Expect(err).NotTo(HaveOccurred())
+				for _, g := range sortedKeys(r.ClusterGates) {
+					Expect(gates).To(HaveKeyWithValue(g, r.ClusterGates[g]), "%s on %s: %s", c.Name, n.Name, g)
+				}
+			}
+		}
+	})
 })
+
+// sortedKeys are the keys of the maps, sorted, each once.
+func sortedKeys[V any](maps ...map[string]V) []string {
+	var out []string
+	for _, m := range maps {
+		for k := range m {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
 
 // releaseFits checks a kubelet version on a cluster the suite did not make, as
 // Kubernetes versions, so that a vendor's build suffix (v1.37.2-eks-1a2b) passes when

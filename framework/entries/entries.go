@@ -1,7 +1,8 @@
 // Package entries is the contract between the specs and the report: the names of the
 // Ginkgo report entries the suites record (or their prefixes) and the types of their
 // values, which the report reads back. Both import it; the specs never import the
-// report's renderer (framework/report, with its HTML templates and charts).
+// report (framework/report, which reads runs into its data, nor framework/render,
+// with its HTML templates and charts).
 //
 // Other values the report reads are defined by the packages that measure them:
 // drift.Finding under drift.EntryPrefix + topic, drift.Answer, backoff.DelayTable

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podlifecycle/conformance/framework/render"
 	"github.com/podlifecycle/conformance/framework/report"
 )
 
@@ -256,6 +257,6 @@ func (m Matrix) Markdown() string {
 	}
 	fmt.Fprintf(&b, "# Kill matrix\n\nWall time of the last run that wrote it: %s. The %d mutants' own runs (their kubelet in place, their specs), whichever run measured them: %s in all.\n\n",
 		m.WallTime.Round(time.Second), len(m.Rows), rows.Round(time.Second))
-	report.WriteKillMatrixMarkdown(&b, m.View())
+	render.WriteKillMatrixMarkdown(&b, m.View())
 	return b.String()
 }

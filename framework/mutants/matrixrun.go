@@ -38,6 +38,7 @@ import (
 
 	"github.com/podlifecycle/conformance/framework/cluster"
 	"github.com/podlifecycle/conformance/framework/config"
+	"github.com/podlifecycle/conformance/framework/render"
 	"github.com/podlifecycle/conformance/framework/report"
 	"github.com/podlifecycle/conformance/framework/statements"
 )
@@ -624,7 +625,7 @@ func (r runner) document(dir string) (report.Document, error) {
 	if err != nil {
 		return report.Document{}, err
 	}
-	if _, err := report.Write(doc, dir); err != nil {
+	if _, err := render.Write(doc, dir); err != nil {
 		return report.Document{}, err
 	}
 	return doc, nil

@@ -23,9 +23,6 @@ func Build(artifacts string, runs []Run, cat statements.Catalogue, suites []stri
 		b.addRun(run)
 	}
 	b.rows(cat)
-	if err := b.charts(); err != nil {
-		return Document{}, err
-	}
 	return b.doc, nil
 }
 
@@ -94,7 +91,7 @@ func (b *builder) addSuite(run Run, version string, suite types.Report) {
 		if s.LeafNodeType != types.NodeTypeIt {
 			if s.State.Is(types.SpecStateFailureStates) {
 				ref.Text = dir + ": " + s.LeafNodeType.String()
-				ref.Verdict, ref.Reason = Fails, firstLine(s.Failure.Message)
+				ref.Verdict, ref.Reason = Fails, FirstLine(s.Failure.Message)
 				b.addFailure(run, root, dir, ref, s)
 			}
 			continue
@@ -150,7 +147,7 @@ type suiteRun struct{ setupFailed, interrupted, existing bool }
 func reasonOf(s types.SpecReport, v Verdict, id string, findings []drift.Finding, how suiteRun) string {
 	switch v {
 	case Fails:
-		return firstLine(s.Failure.Message)
+		return FirstLine(s.Failure.Message)
 	case Drift:
 		var topics []string
 		for _, f := range findings {
@@ -256,8 +253,8 @@ func (b *builder) row(st statements.Statement, catalogued bool) Row {
 			cell.Verdict = heaviest(cell.Verdict, s.Verdict)
 		}
 		for _, s := range specs {
-			if s.Verdict == cell.Verdict && s.Reason != "" && !slices.Contains(cell.Reasons, firstLine(s.Reason)) {
-				cell.Reasons = append(cell.Reasons, firstLine(s.Reason))
+			if s.Verdict == cell.Verdict && s.Reason != "" && !slices.Contains(cell.Reasons, FirstLine(s.Reason)) {
+				cell.Reasons = append(cell.Reasons, FirstLine(s.Reason))
 			}
 		}
 		r.Cells[i] = cell
@@ -296,7 +293,7 @@ func parts(specs []SpecRef) (int, []PartRef) {
 			measured[k] = true
 		}
 		if !seen || s.Verdict > old.Verdict {
-			byKey[k] = PartRef{Text: s.Text, Verdict: s.Verdict, Reason: firstLine(s.Reason)}
+			byKey[k] = PartRef{Text: s.Text, Verdict: s.Verdict, Reason: FirstLine(s.Reason)}
 		}
 	}
 	var out []PartRef
@@ -366,7 +363,7 @@ func knownDrift(cat statements.Catalogue) []KnownDriftRef {
 
 // firstLine is the first line of a message, for a table cell; the full message is
 // shown with the spec.
-func firstLine(s string) string {
+func FirstLine(s string) string {
 	s = strings.TrimSpace(s)
 	line, _, _ := strings.Cut(s, "\n")
 	return line

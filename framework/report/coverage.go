@@ -43,3 +43,28 @@ func covered(dir string, runs []Run) bool {
 func notInRunReason(left []string) string {
 	return "no spec in this run, which left out " + strings.Join(left, ", ")
 }
+
+// DisruptiveLeftOut names the statements with a Disruptive spec the run left out on a
+// cluster it did not make, "(in part)" where another spec of the statement ran: what
+// a run without ALLOW_DISRUPTIVE=1 leaves unchecked.
+func DisruptiveLeftOut(doc Document) []string {
+	var out []string
+	for _, r := range doc.Rows {
+		left, ran := false, false
+		for _, s := range r.Specs {
+			switch {
+			case s.Reason == NotRunDisruptive:
+				left = true
+			case s.Verdict >= Conforms:
+				ran = true
+			}
+		}
+		switch {
+		case left && ran:
+			out = append(out, r.Statement.ID+" (in part)")
+		case left:
+			out = append(out, r.Statement.ID)
+		}
+	}
+	return out
+}

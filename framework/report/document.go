@@ -11,7 +11,8 @@ import (
 )
 
 // Document is everything the report shows, built once from a run's artifacts; the
-// Markdown, HTML and terminal renderings only format it.
+// Markdown, HTML and terminal renderings (framework/render) only format it, and draw
+// its charts when they write it.
 type Document struct {
 	Artifacts string
 	Columns   []Column
@@ -156,16 +157,14 @@ type FactsView struct {
 // DelaysRef is a crash loop's measured delays, with the spec that measured them.
 type DelaysRef struct {
 	NamedDelays
-	Spec  SpecRef
-	Chart *Chart
+	Spec SpecRef
 }
 
 // ExperimentRef is a gmeasure experiment of a spec, flattened into rows.
 type ExperimentRef struct {
-	Name  string
-	Spec  SpecRef
-	Rows  []MeasurementRow
-	Chart *Chart
+	Name string
+	Spec SpecRef
+	Rows []MeasurementRow
 }
 
 // MeasurementRow is one measurement of an experiment with the range the spec allowed.
@@ -208,7 +207,6 @@ type PodTimeline struct {
 	File      string // relative to the artifacts directory
 	Rows      []TimelineRow
 	Text      string
-	Chart     *Chart
 }
 
 // TimelineRow is one observation of a pod.
@@ -217,13 +215,6 @@ type TimelineRow struct {
 	Offset  time.Duration // since the first observation
 	Kind    string
 	Summary string
-}
-
-// Chart is an SVG drawing, and the file it is written to beside report.md (the HTML
-// has it inline).
-type Chart struct {
-	File string // relative to the report's directory
-	SVG  []byte
 }
 
 // DisagreementView is a claim on which the pages disagree, as the report shows it: its

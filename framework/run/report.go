@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/podlifecycle/conformance/framework/mutants"
+	"github.com/podlifecycle/conformance/framework/render"
 	"github.com/podlifecycle/conformance/framework/report"
 	"github.com/podlifecycle/conformance/framework/statements"
 )
@@ -47,11 +48,11 @@ func WriteReport(o ReportOptions, stdout io.Writer) error {
 	if dir == "" {
 		dir = o.Artifacts[0]
 	}
-	written, err := report.Write(doc, dir)
+	written, err := render.Write(doc, dir)
 	if err != nil {
 		return err
 	}
-	return report.WriteSummary(stdout, doc, written.HTML)
+	return render.WriteSummary(stdout, doc, written.HTML)
 }
 
 // killMatrix is the matrix `make mutants` left in artifacts/mutants, or nil.

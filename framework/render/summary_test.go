@@ -1,9 +1,12 @@
-package report
+package render
 
 import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/podlifecycle/conformance/framework/report"
+	"github.com/podlifecycle/conformance/framework/statements"
 )
 
 func TestSummaryFitsOneScreen(t *testing.T) {
@@ -40,5 +43,22 @@ func TestSummaryOfARunOfOneSuite(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("summary lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+// The summary names the statements with a Disruptive spec left out on a cluster the
+// suite did not make (report.DisruptiveLeftOut), "(in part)" where another spec ran.
+func TestSummaryNamesTheDisruptiveSpecsLeftOut(t *testing.T) {
+	leftOut := report.SpecRef{Verdict: report.NotRun, Reason: report.NotRunDisruptive}
+	row := func(id string, specs ...report.SpecRef) report.Row {
+		return report.Row{Statement: statements.Statement{ID: id}, Verdict: report.NotRun, Specs: specs}
+	}
+	doc := report.Document{Rows: []report.Row{row("PC-4", leftOut), row("PC-8", leftOut, report.SpecRef{Verdict: report.Conforms}), row("KR-1", leftOut)}}
+	var out strings.Builder
+	if err := WriteSummary(&out, doc, "report.html"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "not run, disruptive (a cluster the suite did not make; ALLOW_DISRUPTIVE=1 runs them): PC-4 PC-8 (in part) KR-1") {
+		t.Errorf("the summary does not name them:\n%s", out.String())
 	}
 }

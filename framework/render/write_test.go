@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/podlifecycle/conformance/framework/backoff"
+	"github.com/podlifecycle/conformance/framework/drift"
+	"github.com/podlifecycle/conformance/framework/report"
 )
 
 func TestWriteMakesAWellFormedSelfContainedPage(t *testing.T) {
@@ -68,7 +70,11 @@ func TestWriteMakesAWellFormedSelfContainedPage(t *testing.T) {
 			t.Errorf("the matrix has no row for %s", r.Statement.ID)
 		}
 	}
-	if want := len(chartsOf(doc)); svgs != want || want < 4 {
+	charts, err := Draw(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := len(charts.All()); svgs != want || want < 4 {
 		t.Errorf("%d inline charts, want %d (two delay tables, one experiment, one timeline)", svgs, want)
 	}
 	for _, want := range []string{"TerminationByKubelet", "kubectl delete pod leaving", "Killing container with a grace period", "allowed 5600–6250 ms"} {
@@ -86,7 +92,7 @@ func TestWriteMakesAWellFormedSelfContainedPage(t *testing.T) {
 			t.Errorf("report.md has no matrix row for %s", r.Statement.ID)
 		}
 	}
-	for _, c := range chartsOf(doc) {
+	for _, c := range charts.All() {
 		if !bytes.Contains(md, []byte("]("+c.File+")")) {
 			t.Errorf("report.md does not show %s", c.File)
 		}
@@ -121,7 +127,7 @@ func TestChartsAreDrawnByGonum(t *testing.T) {
 }
 
 func TestTimelineLanes(t *testing.T) {
-	rows := []TimelineRow{
+	rows := []report.TimelineRow{
 		{Offset: 0, Kind: "pod", Summary: "phase=Pending"},
 		{Offset: 100e6, Kind: "event", Summary: "Normal Scheduled"},
 		{Offset: 200e6, Kind: "pod", Summary: "phase=Pending node=n PodScheduled=True | init: Running(since 10:00:00) restarts=0 ready=false | app: Waiting(PodInitializing) restarts=0 ready=false"},
@@ -173,6 +179,26 @@ func TestNotInThisRunIsShownWithTheSuitesLeftOut(t *testing.T) {
 	for _, want := range []string{"| not in this run | 7 |", "| TM-12 | ", "0 (" + reason + ")", "This run left out suites/restart, suites/termination"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("report.md lacks %q", want)
+		}
+	}
+}
+
+// The Markdown says, per disagreement, what the cluster confirmed, and "not measured
+// in this run" for a topic no spec answered.
+func TestMarkdownShowsWhereThePagesDisagree(t *testing.T) {
+	doc := report.Document{Disagreements: []report.DisagreementView{
+		{Topic: "backoff reset", Statements: []string{"RS-7"}, Claims: []report.ClaimView{{Key: "after-ten-minutes"}, {Key: "after-a-good-restart"}},
+			Answers: []report.AnswerRef{{Answer: drift.Answer{Topic: "backoff reset", Measured: "5"}, Spec: report.SpecRef{Text: "measures neither", Column: report.Column{Config: report.DefaultConfig}, Verdict: report.Conforms}}}},
+		{Topic: "pod GC", Statements: []string{"RS-7"}, Claims: []report.ClaimView{{Key: "a-count"}, {Key: "a-time"}}},
+	}}
+	var md strings.Builder
+	if err := WriteMarkdown(&md, doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Where the pages disagree", "### backoff reset (RS-7): the cluster confirms none of the claims",
+		"- measured (measures neither, default, conforms): 5 → none", "### pod GC (RS-7): not measured in this run"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	_ "embed"
@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/podlifecycle/conformance/framework/report"
 )
 
 //go:embed report.html.tmpl
@@ -16,10 +18,10 @@ var htmlTemplate string
 // rare and a parsed template is cheap to make.
 func page() (*template.Template, error) {
 	return template.New("report").Funcs(template.FuncMap{
-		"verdicts":  Verdicts,
+		"verdicts":  report.Verdicts,
 		"dur":       func(d time.Duration) string { return roundDuration(d).String() },
 		"short":     shorten,
-		"firstLine": firstLine,
+		"firstLine": report.FirstLine,
 		"join":      strings.Join,
 		"gates":     gatesText,
 		"settings":  settingsText,
@@ -32,12 +34,26 @@ func page() (*template.Template, error) {
 	}).Parse(htmlTemplate)
 }
 
-// WriteHTML writes the report as one self-contained HTML page: inline CSS and SVG, no
-// script, nothing fetched.
-func WriteHTML(w io.Writer, doc Document) error {
+// WriteHTML writes the report as one self-contained HTML page: inline CSS and SVG
+// (drawn here), no script, nothing fetched.
+func WriteHTML(w io.Writer, doc report.Document) error {
+	charts, err := Draw(doc)
+	if err != nil {
+		return err
+	}
+	return writeHTML(w, doc, charts)
+}
+
+// pageData is what the template shows: the document, and its charts beside it.
+type pageData struct {
+	report.Document
+	Charts Charts
+}
+
+func writeHTML(w io.Writer, doc report.Document, charts Charts) error {
 	t, err := page()
 	if err != nil {
 		return err
 	}
-	return t.Execute(w, doc)
+	return t.Execute(w, pageData{Document: doc, Charts: charts})
 }

@@ -1,9 +1,11 @@
-package report
+package render
 
 import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/podlifecycle/conformance/framework/report"
 )
 
 // Markdown helpers: table cells hold one line each, and blocks of recorded text keep
@@ -55,6 +57,6 @@ func code(s string) string {
 
 // mdCitation is a source on one line: the page and section as a link, the page file
 // it was read from, and the page's own words.
-func mdCitation(c Citation) string {
+func mdCitation(c report.Citation) string {
 	return fmt.Sprintf("[%s § %s](%s) (%s): „%s“", c.Page, c.Section, c.URL, code(c.Seed), cell(c.Quote))
 }

@@ -1,10 +1,12 @@
-package report
+package render
 
 import (
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/podlifecycle/conformance/framework/report"
 )
 
 // maxFailuresListed keeps the summary on one screen; the report lists every failure.
@@ -12,7 +14,7 @@ const maxFailuresListed = 8
 
 // WriteSummary prints the run on one screen: each suite's counts and wall time, the
 // statements by verdict, the drift found, and where the report is.
-func WriteSummary(w io.Writer, doc Document, htmlPath string) error {
+func WriteSummary(w io.Writer, doc report.Document, htmlPath string) error {
 	ew := &errWriter{w: w}
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "suite\tconfiguration\tpassed\tfailed\tskipped\tnot run\twall time\t\n")
@@ -26,15 +28,15 @@ func WriteSummary(w io.Writer, doc Document, htmlPath string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(ew, "\nstatements: %d — %s\n", len(doc.Rows), CountLine(doc.Counts, doc.InPart))
+	fmt.Fprintf(ew, "\nstatements: %d — %s\n", len(doc.Rows), report.CountLine(doc.Counts, doc.InPart))
 	for i, c := range doc.Columns {
-		fmt.Fprintf(ew, "  %s: %s\n", c.Label(), CountLine(doc.ColumnCounts[i], nil))
+		fmt.Fprintf(ew, "  %s: %s\n", c.Label(), report.CountLine(doc.ColumnCounts[i], nil))
 	}
 	if len(doc.LeftOut) > 0 {
 		// Says why statements are "not in this run", once rather than per statement.
 		fmt.Fprintf(ew, "not in this run: %s\n", strings.Join(doc.LeftOut, " "))
 	}
-	if ids := DisruptiveLeftOut(doc); len(ids) > 0 {
+	if ids := report.DisruptiveLeftOut(doc); len(ids) > 0 {
 		fmt.Fprintf(ew, "not run, disruptive (a cluster the suite did not make; ALLOW_DISRUPTIVE=1 runs them): %s\n", strings.Join(ids, " "))
 	}
 	fmt.Fprintf(ew, "drift findings: %d", len(doc.Findings))
@@ -64,29 +66,4 @@ func WriteSummary(w io.Writer, doc Document, htmlPath string) error {
 	fmt.Fprintf(ew, "wall time: %s\n", roundDuration(doc.WallTime))
 	fmt.Fprintf(ew, "report: %s\n", htmlPath)
 	return ew.err
-}
-
-// DisruptiveLeftOut names the statements with a Disruptive spec the run left out on a
-// cluster it did not make, "(in part)" where another spec of the statement ran: what
-// a run without ALLOW_DISRUPTIVE=1 leaves unchecked.
-func DisruptiveLeftOut(doc Document) []string {
-	var out []string
-	for _, r := range doc.Rows {
-		left, ran := false, false
-		for _, s := range r.Specs {
-			switch {
-			case s.Reason == NotRunDisruptive:
-				left = true
-			case s.Verdict >= Conforms:
-				ran = true
-			}
-		}
-		switch {
-		case left && ran:
-			out = append(out, r.Statement.ID+" (in part)")
-		case left:
-			out = append(out, r.Statement.ID)
-		}
-	}
-	return out
 }

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/podlifecycle/conformance/framework/backoff"
+	"github.com/podlifecycle/conformance/framework/report"
 )
 
 // delaysChart draws a crash loop's restart delays: the documented delay, the range
@@ -68,8 +69,8 @@ func delaysChart(title string, t backoff.DelayTable) ([]byte, error) {
 
 // experimentChart draws a gmeasure experiment's durations against the ranges the spec
 // allowed: one row per measurement.
-func experimentChart(title string, rows []MeasurementRow) ([]byte, error) {
-	var charted []MeasurementRow
+func experimentChart(title string, rows []report.MeasurementRow) ([]byte, error) {
+	var charted []report.MeasurementRow
 	for _, r := range rows {
 		if r.Unit == "ms" && len(r.Measured) > 0 {
 			charted = append(charted, r)

@@ -1,8 +1,10 @@
-package report
+package render
 
 import (
 	"strings"
 	"time"
+
+	"github.com/podlifecycle/conformance/framework/report"
 )
 
 // lane is one row of a timeline chart: the pod's phase, or one container's state, as
@@ -25,7 +27,7 @@ const phaseLane = "pod phase"
 // container's state kind, read from the one-line summaries framework/observe writes
 // ("phase=Running … | app: Running(since 10:00:01) restarts=0 ready=true"); and the
 // offsets of the events seen. A deletion ends every lane.
-func lanesOf(rows []TimelineRow) (lanes []lane, events []time.Duration) {
+func lanesOf(rows []report.TimelineRow) (lanes []lane, events []time.Duration) {
 	index := map[string]int{}
 	open := map[string]*span{}
 	end := func(name string, at time.Duration) {

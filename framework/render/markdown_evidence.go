@@ -1,12 +1,14 @@
-package report
+package render
 
 import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/podlifecycle/conformance/framework/report"
 )
 
-func mdDrift(w io.Writer, doc Document) {
+func mdDrift(w io.Writer, doc report.Document) {
 	fmt.Fprintf(w, "## Drift found\n\n")
 	if len(doc.Findings) == 0 {
 		fmt.Fprintf(w, "No spec found the cluster contradicting the docs.\n\n")
@@ -50,7 +52,7 @@ func mdDrift(w io.Writer, doc Document) {
 	}
 }
 
-func mdDisagreements(w io.Writer, doc Document) {
+func mdDisagreements(w io.Writer, doc report.Document) {
 	if len(doc.Disagreements) == 0 {
 		return
 	}
@@ -82,7 +84,7 @@ func mdDisagreements(w io.Writer, doc Document) {
 	}
 }
 
-func mdFacts(w io.Writer, doc Document) {
+func mdFacts(w io.Writer, doc report.Document) {
 	fmt.Fprintf(w, "## Cluster facts\n\n")
 	for _, v := range doc.Facts {
 		fmt.Fprintf(w, "### %s (%s)\n\n", v.Column.Label(), code(v.Column.Config))
@@ -122,12 +124,12 @@ func mdFacts(w io.Writer, doc Document) {
 	}
 }
 
-func mdTimings(w io.Writer, doc Document) {
+func mdTimings(w io.Writer, doc report.Document, charts Charts) {
 	fmt.Fprintf(w, "## Timing\n\n")
 	if len(doc.Delays) > 0 {
 		fmt.Fprintf(w, "### Crash-loop restart delays\n\n")
 	}
-	for _, d := range doc.Delays {
+	for i, d := range doc.Delays {
 		fmt.Fprintf(w, "#### On %s\n\nSpec: %s (%s)\n\n", cell(d.What), cell(d.Spec.Text), d.Spec.Column.Label())
 		mdHeader(w, "restart", "expected (ms)", "measured (ms)", "allowed (ms)", "within")
 		for _, r := range d.Table {
@@ -135,32 +137,32 @@ func mdTimings(w io.Writer, doc Document) {
 				fmt.Sprintf("%d–%d", r.MinMs, r.MaxMs), withinText(true, r.MeasuredMs >= r.MinMs && r.MeasuredMs <= r.MaxMs))
 		}
 		fmt.Fprintln(w)
-		mdChart(w, d.Chart, "restart delays on "+d.What)
+		mdChart(w, charts.Delays[i], "restart delays on "+d.What)
 	}
 	if len(doc.Experiments) > 0 {
 		fmt.Fprintf(w, "### Measured spans\n\n")
 	}
-	for _, e := range doc.Experiments {
+	for i, e := range doc.Experiments {
 		fmt.Fprintf(w, "#### %s\n\nSpec: %s (%s)\n\n", cell(e.Name), cell(e.Spec.Text), e.Spec.Column.Label())
 		mdHeader(w, "measurement", "measured", "allowed", "within")
 		for _, r := range e.Rows {
 			mdRow(w, r.Name, formatValues(r.Measured, r.Unit), r.Allowed, withinText(r.HasRange, r.Within()))
 		}
 		fmt.Fprintln(w)
-		mdChart(w, e.Chart, e.Name)
+		mdChart(w, charts.Experiments[i], e.Name)
 	}
 }
 
-func mdFailures(w io.Writer, doc Document) {
+func mdFailures(w io.Writer, doc report.Document, charts Charts) {
 	fmt.Fprintf(w, "## Failed specs\n\n")
 	if len(doc.Failures) == 0 {
 		fmt.Fprintf(w, "None.\n\n")
 	}
-	for _, f := range doc.Failures {
+	for i, f := range doc.Failures {
 		fmt.Fprintf(w, "### %s\n\n", cell(f.Spec.Text))
 		fmt.Fprintf(w, "- Suite: %s (%s)\n- Spec: %s\n- Failed at: %s\n\n", f.Spec.Suite, f.Spec.Column.Label(), code(f.Spec.Location), code(f.Location))
 		fence(w, f.Message)
-		for _, tl := range f.Timelines {
+		for j, tl := range f.Timelines {
 			fmt.Fprintf(w, "#### Timeline of pod %s\n\n", code(tl.Pod))
 			if len(tl.Rows) == 0 {
 				fmt.Fprintf(w, "(no saved timeline found; the spec's report has it as text)\n\n")
@@ -168,7 +170,7 @@ func mdFailures(w io.Writer, doc Document) {
 				continue
 			}
 			fmt.Fprintf(w, "Saved as %s.\n\n", code(tl.File))
-			mdChart(w, tl.Chart, "timeline of "+tl.Pod)
+			mdChart(w, charts.Timelines[i][j], "timeline of "+tl.Pod)
 			mdHeader(w, "seen", "+s", "kind", "observed")
 			for _, r := range tl.Rows {
 				mdRow(w, r.Seen.UTC().Format("15:04:05.000"), fmt.Sprintf("%.3f", r.Offset.Seconds()), r.Kind, r.Summary)

@@ -1,14 +1,24 @@
-package report
+package render
 
 import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/podlifecycle/conformance/framework/report"
 )
 
-// WriteMarkdown writes the report as Markdown; its charts are the files named in
-// each Chart, which Write puts beside it.
-func WriteMarkdown(w io.Writer, doc Document) error {
+// WriteMarkdown writes the report as Markdown; its charts are the files it links to,
+// which Write draws and puts beside it.
+func WriteMarkdown(w io.Writer, doc report.Document) error {
+	charts, err := Draw(doc)
+	if err != nil {
+		return err
+	}
+	return writeMarkdown(w, doc, charts)
+}
+
+func writeMarkdown(w io.Writer, doc report.Document, charts Charts) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "# Pod lifecycle conformance report\n\n")
 	fmt.Fprintf(ew, "Artifacts: %s · %d statements · wall time %s\n\n", code(doc.Artifacts), len(doc.Rows), roundDuration(doc.WallTime))
@@ -18,8 +28,8 @@ func WriteMarkdown(w io.Writer, doc Document) error {
 	mdDrift(ew, doc)
 	mdDisagreements(ew, doc)
 	mdFacts(ew, doc)
-	mdTimings(ew, doc)
-	mdFailures(ew, doc)
+	mdTimings(ew, doc, charts)
+	mdFailures(ew, doc, charts)
 	mdKillMatrix(ew, doc)
 	return ew.err
 }
@@ -38,14 +48,14 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func mdVerdictCounts(w io.Writer, doc Document) {
+func mdVerdictCounts(w io.Writer, doc report.Document) {
 	fmt.Fprintf(w, "## Statements by verdict\n\n")
 	header := []string{"verdict", "all"}
 	for _, c := range doc.Columns {
 		header = append(header, c.Label())
 	}
 	mdHeader(w, header...)
-	for _, v := range Verdicts() {
+	for _, v := range report.Verdicts() {
 		row := []string{v.String(), doc.CountText(v)}
 		for i := range doc.Columns {
 			row = append(row, fmt.Sprint(doc.ColumnCounts[i][v]))
@@ -58,7 +68,7 @@ func mdVerdictCounts(w io.Writer, doc Document) {
 	}
 }
 
-func mdSuites(w io.Writer, doc Document) {
+func mdSuites(w io.Writer, doc report.Document) {
 	fmt.Fprintf(w, "## Suites\n\n")
 	mdHeader(w, "suite", "configuration", "passed", "failed", "skipped", "not run", "wall time")
 	for _, s := range doc.Suites {
@@ -75,7 +85,7 @@ func mdSuites(w io.Writer, doc Document) {
 	fmt.Fprintln(w)
 }
 
-func mdMatrix(w io.Writer, doc Document) {
+func mdMatrix(w io.Writer, doc report.Document) {
 	fmt.Fprintf(w, "## Statement matrix\n\n")
 	header := []string{"ID", "statement", "specs"}
 	for _, c := range doc.Columns {
@@ -93,7 +103,7 @@ func mdMatrix(w io.Writer, doc Document) {
 		row := []string{r.Statement.ID, r.Statement.Short(), specs}
 		for _, c := range r.Cells {
 			text := c.CellText()
-			if c.Specs > 0 && c.Verdict != Conforms {
+			if c.Specs > 0 && c.Verdict != report.Conforms {
 				text = "**" + text + "**"
 			}
 			if len(c.Reasons) > 0 {
@@ -112,8 +122,8 @@ func mdMatrix(w io.Writer, doc Document) {
 		fmt.Fprintf(w, "- **%s**\n", r.Statement.ID)
 		for _, s := range r.Specs {
 			line := fmt.Sprintf("%s (%s, %s): %s", s.Text, s.Suite, s.Column.Label(), s.Verdict)
-			if s.Reason != "" && s.Verdict != Conforms {
-				line += " — " + firstLine(s.Reason)
+			if s.Reason != "" && s.Verdict != report.Conforms {
+				line += " — " + report.FirstLine(s.Reason)
 			}
 			fmt.Fprintf(w, "  - %s\n", cell(line))
 		}
@@ -135,7 +145,7 @@ func mdMatrix(w io.Writer, doc Document) {
 	fmt.Fprintln(w)
 }
 
-func mdKillMatrix(w io.Writer, doc Document) {
+func mdKillMatrix(w io.Writer, doc report.Document) {
 	if doc.KillMatrix != nil {
 		fmt.Fprintf(w, "## Kill matrix\n\n")
 		WriteKillMatrixMarkdown(w, *doc.KillMatrix)
@@ -144,7 +154,7 @@ func mdKillMatrix(w io.Writer, doc Document) {
 
 // WriteKillMatrixMarkdown writes a kill matrix's summary and table (make mutants
 // writes it as kill-matrix.md; the report as a section of report.md).
-func WriteKillMatrixMarkdown(w io.Writer, k KillMatrix) {
+func WriteKillMatrixMarkdown(w io.Writer, k report.KillMatrix) {
 	fmt.Fprintf(w, "Kubelets broken on purpose (`make mutants`): %s. Measured %s on commit %s. %s\n\n", k.Summary, k.Date, k.Commit, k.Stock)
 	fmt.Fprintf(w, "| mutant | size | verdict | statements (stock → mutant) |\n|---|---|---|---|\n")
 	for _, r := range k.Rows {

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"fmt"
@@ -7,11 +7,13 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/podlifecycle/conformance/framework/report"
 )
 
 // timelineChart draws a pod's timeline as lanes: its phase and each container's state
 // over time, with a mark for every event seen.
-func timelineChart(title string, rows []TimelineRow) ([]byte, error) {
+func timelineChart(title string, rows []report.TimelineRow) ([]byte, error) {
 	lanes, events := lanesOf(rows)
 	if len(lanes) == 0 {
 		return nil, nil

@@ -1,0 +1,76 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/podlifecycle/conformance/framework/report"
+)
+
+// ChartsDir is the directory, beside report.md, that holds its charts.
+const ChartsDir = "report-charts"
+
+// Chart is an SVG drawing, and the file it is written to beside report.md (the HTML
+// has it inline).
+type Chart struct {
+	File string // relative to the report's directory
+	SVG  []byte
+}
+
+// Charts are a document's drawings, each aligned with what it draws: Delays[i] is
+// doc.Delays[i]'s, Experiments[i] doc.Experiments[i]'s, Timelines[i][j]
+// doc.Failures[i].Timelines[j]'s; nil where there was nothing to draw.
+type Charts struct {
+	Delays      []*Chart
+	Experiments []*Chart
+	Timelines   [][]*Chart
+}
+
+// Draw draws the document's charts: every delay table, every experiment with
+// durations, every failed spec's saved timeline.
+func Draw(doc report.Document) (Charts, error) {
+	c := Charts{Delays: make([]*Chart, len(doc.Delays)), Experiments: make([]*Chart, len(doc.Experiments)),
+		Timelines: make([][]*Chart, len(doc.Failures))}
+	for i, d := range doc.Delays {
+		svg, err := delaysChart("restart delays on "+shorten(d.What, 40), d.Table)
+		if err != nil {
+			return Charts{}, fmt.Errorf("chart of %s: %w", d.What, err)
+		}
+		c.Delays[i] = chartOf(svg, "delays-%d.svg", i+1)
+	}
+	for i, e := range doc.Experiments {
+		svg, err := experimentChart(shorten(e.Name, 80), e.Rows)
+		if err != nil {
+			return Charts{}, fmt.Errorf("chart of %s: %w", e.Name, err)
+		}
+		c.Experiments[i] = chartOf(svg, "timings-%d.svg", i+1)
+	}
+	for i, f := range doc.Failures {
+		c.Timelines[i] = make([]*Chart, len(f.Timelines))
+		for j, tl := range f.Timelines {
+			svg, err := timelineChart("pod "+tl.Pod, tl.Rows)
+			if err != nil {
+				return Charts{}, fmt.Errorf("chart of the timeline of %s: %w", tl.Pod, err)
+			}
+			c.Timelines[i][j] = chartOf(svg, "timeline-%d-%d.svg", i+1, j+1)
+		}
+	}
+	return c, nil
+}
+
+// All is every chart drawn.
+func (c Charts) All() []*Chart {
+	out := append(slices.Clone(c.Delays), c.Experiments...)
+	for _, tls := range c.Timelines {
+		out = append(out, tls...)
+	}
+	return slices.DeleteFunc(out, func(ch *Chart) bool { return ch == nil })
+}
+
+// chartOf names a drawing's file; nil when there was nothing to draw.
+func chartOf(svg []byte, format string, args ...any) *Chart {
+	if svg == nil {
+		return nil
+	}
+	return &Chart{File: ChartsDir + "/" + fmt.Sprintf(format, args...), SVG: svg}
+}

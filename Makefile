@@ -47,6 +47,7 @@ $(PL): FORCE
 # the vet facts of every dependency again (20 s of a cold make test), so it is off.
 test:
 	bash images/scripts/lint.sh
+	go tool actionlint .github/workflows/*.yml
 	go vet ./...
 	go test -vet=off ./framework/... ./cmd/...
 	cd images && go vet ./...
@@ -146,7 +147,7 @@ runner-image: images
 
 runner-job: $(PL)
 	$(PL) preflight $(RUN_FLAGS) $(addprefix ./suites/,$(SUITES))
-	KUBECONFIG='$(KUBECONFIG)' LABELS='$(or $(LABELS),!Slow)' FOCUS='$(FOCUS)' PROCS='$(or $(PROCS),4)' bash images/scripts/runner-job.sh $(ARTIFACTS)/runner
+	KUBECONFIG='$(if $(filter command line override,$(origin KUBECONFIG)),$(KUBECONFIG))' LABELS='$(or $(LABELS),!Slow)' FOCUS='$(FOCUS)' PROCS='$(or $(PROCS),4)' bash images/scripts/runner-job.sh $(ARTIFACTS)/runner
 
 # Deletes every kind cluster the suites made (their names start with plc-) and the
 # artifacts; images and build caches stay.

@@ -52,26 +52,30 @@ func runVerb(verb string, args []string) error {
 	case "list":
 		return list(plan, ginkgo)
 	}
+	commit, dirty := gitCommit()
+	rec := config.Record{ID: fmt.Sprint(time.Now().UnixNano()), Started: time.Now(), Commit: commit, Dirty: dirty}
 	if o.RerunFailed {
-		if err := keepFilters(&o); err != nil {
+		saved, err := keepFilters(&o)
+		if err != nil {
 			return err
 		}
 		if plan, err = run.NewPlan(o, os.DirFS(".")); err != nil {
 			return err
 		}
+		// The report stays the saved run's, merged with the rerun: its suites started then.
+		rec.SuitesStarted = saved.SuitesStarted
 	} else if err := run.MoveAside(o.Artifacts); err != nil {
 		return err
 	}
 	ctx, stop := run.Interrupts(context.Background())
 	defer stop()
-	commit, dirty := gitCommit()
 	return run.Executor{
 		Ginkgo: ginkgo,
 		Env:    childEnv(),
 		Out:    os.Stdout,
 		Err:    os.Stderr,
 		Phases: filepath.Join(o.Artifacts, "phases.txt"),
-		Record: config.Record{ID: fmt.Sprint(time.Now().UnixNano()), Started: time.Now(), Commit: commit, Dirty: dirty},
+		Record: rec,
 	}.Execute(ctx, plan)
 }
 
@@ -133,13 +137,13 @@ func check(o run.Options, plan run.Plan, ginkgo []string) error {
 
 // keepFilters: a rerun keeps the saved run's LABELS and FOCUS (its failed specs are
 // picked by file and line, the filters still decide what Ginkgo runs of them).
-func keepFilters(o *run.Options) error {
+func keepFilters(o *run.Options) (config.Record, error) {
 	rec, err := config.ReadRecord(filepath.Join(o.Artifacts, config.RecordFile))
 	if err != nil {
-		return fmt.Errorf("RERUN_FAILED: the saved run's record: %w", err)
+		return rec, fmt.Errorf("RERUN_FAILED: the saved run's record: %w", err)
 	}
 	o.Labels, o.Focus = rec.Config.Labels, rec.Config.Focus
-	return nil
+	return rec, nil
 }
 
 // underTest is the first line of every run: which cluster it tests.

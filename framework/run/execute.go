@@ -18,6 +18,7 @@ import (
 
 	"github.com/podlifecycle/conformance/framework/cluster"
 	"github.com/podlifecycle/conformance/framework/config"
+	"github.com/podlifecycle/conformance/framework/preflight"
 	"github.com/podlifecycle/conformance/framework/report"
 	"github.com/podlifecycle/conformance/framework/sidebyside"
 	"github.com/podlifecycle/conformance/framework/statements"
@@ -144,6 +145,11 @@ func (e Executor) kindOptions(p Plan, nodeImage string) cluster.KindOptions {
 	}
 	o.KeepClusters, o.RunID = p.Config.KeepClusters, e.Record.ID
 	o.FeatureGates, o.KubeletFeatureGates = p.Config.FeatureGates, p.Config.KubeletFeatureGates
+	// A gate a skewed worker's kubelet does not know is left out of it (the suites
+	// compute the same: framework/suite KindOptions).
+	o.KubeletKnows = func(release string) (map[string]bool, error) {
+		return preflight.KnownGates(context.Background(), release)
+	}
 	return o
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -84,11 +85,17 @@ func runVerb(verb string, args []string) error {
 func parseRun(verb string, args []string) (run.Options, []string, error) {
 	o := run.Options{Config: config.Default()}
 	fs := flag.NewFlagSet(verb, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // a bad switch is one line (main prints it); -h lists them all
 	o.Register(fs)
 	fs.StringVar(&o.Report, "report", "e2e", "the run's report name: <name>.json, <name>-junit.xml")
 	projectSuites := fs.String("project-suites", "", "every suite of the project, space-separated (the report tells 'not in this run' from 'no spec' by it)")
 	ginkgo := fs.String("ginkgo", "go tool ginkgo", "the command that runs Ginkgo")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(os.Stdout)
+			fmt.Printf("usage: podlifecycle %s [switches] SUITE…\n", verb)
+			fs.PrintDefaults()
+		}
 		return o, nil, err
 	}
 	o.Suites = fs.Args()

@@ -73,8 +73,26 @@ func Default() Config {
 // Register adds a flag for every switch to fs, each writing into c.
 func (c *Config) Register(fs *flag.FlagSet) {
 	for _, s := range Switches {
-		fs.Var(s.value(c), s.Flag, fmt.Sprintf("%s (%s)", s.Usage, s.Var))
+		fs.Var(named{s.value(c), s.Var}, s.Flag, fmt.Sprintf("%s (%s)", s.Usage, s.Var))
 	}
+}
+
+// named says which make variable a bad value came from.
+type named struct {
+	flag.Value
+	name string
+}
+
+func (n named) Set(s string) error {
+	if err := n.Value.Set(s); err != nil {
+		return fmt.Errorf("%s=%q: %w", n.name, s, err)
+	}
+	return nil
+}
+
+func (n named) IsBoolFlag() bool {
+	b, ok := n.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // Parse is Default with the flags of args applied; what is left are the arguments.
@@ -227,7 +245,7 @@ func (b boolValue) Set(s string) error {
 	case "0", "false", "":
 		*b.p = false
 	default:
-		return fmt.Errorf("%q: want 1, true, 0 or false", s)
+		return errors.New("want 1, true, 0 or false")
 	}
 	return nil
 }
@@ -279,7 +297,7 @@ func (s *Shard) Set(v string) error {
 	index, err1 := strconv.Atoi(i)
 	count, err2 := strconv.Atoi(n)
 	if !ok || err1 != nil || err2 != nil || index < 1 || index > count {
-		return fmt.Errorf("%q: want i/n with 1 ≤ i ≤ n, e.g. SHARD=1/2", v)
+		return errors.New("want i/n with 1 ≤ i ≤ n, e.g. SHARD=1/2")
 	}
 	*s = Shard{Index: index, Count: count}
 	return nil
@@ -292,7 +310,7 @@ func (p procs) String() string { return strconv.Itoa(int(p)) }
 func (p *procs) Set(s string) error {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || n < 1 {
-		return fmt.Errorf("%q: want a whole number of Ginkgo processes, at least 1", s)
+		return errors.New("want a whole number of Ginkgo processes, at least 1")
 	}
 	*p = procs(n)
 	return nil

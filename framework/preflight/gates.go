@@ -75,7 +75,11 @@ func moduleDir(ctx context.Context, module, version string) (string, error) {
 		if why == "" && err != nil {
 			why = err.Error()
 		}
-		return "", fmt.Errorf("Kubernetes %s: %s@%s is not served by the Go module proxy (%s): check the version", version, module, version, why)
+		// The proxy's own words, without the request that got them.
+		if _, answer, ok := strings.Cut(why, "server response:"); ok {
+			why = strings.TrimSpace(answer)
+		}
+		return "", fmt.Errorf("%s@%s is not served by the Go module proxy (%s): check the version", module, version, why)
 	}
 	return info.Dir, nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -102,33 +101,26 @@ func abVerb(args []string) error {
 	if baseDir == "" {
 		baseDir = a.Artifacts
 		fmt.Println("== A: make e2e as it is")
-		if err := execute(a, plans[0], ginkgo); run.ExitCode(err) == 2 {
+		if err := executeAB(a, plans[0], ginkgo); run.ExitCode(err) == 2 {
 			return fmt.Errorf("A could not be made, so there is nothing to compare: %w", err)
 		}
 	} else {
 		fmt.Printf("== A: the run in %s, not run again\n", b.base)
 	}
 	fmt.Println("== B: with the B switches")
-	if err := execute(bo, plans[1], ginkgo); run.ExitCode(err) == 2 {
+	if err := executeAB(bo, plans[1], ginkgo); run.ExitCode(err) == 2 {
 		return fmt.Errorf("B could not be made, so there is nothing to compare: %w", err)
 	}
 	return compareVerb([]string{"-json", a.Report + ".json", "-out", filepath.Join(top, "ab"), "-base-name", "A",
 		"-head-name", "B (" + describeB(a.Config, bo.Config) + ")", baseDir, bo.Artifacts}, os.Stdout)
 }
 
-// execute runs one plan of the A/B, its previous artifacts moved aside first.
-func execute(o run.Options, plan run.Plan, ginkgo []string) error {
+// executeAB runs one plan of the A/B, its previous artifacts moved aside first.
+func executeAB(o run.Options, plan run.Plan, ginkgo []string) error {
 	if err := run.MoveAside(o.Artifacts); err != nil {
 		return err
 	}
-	ctx, stop := run.Interrupts(context.Background())
-	defer stop()
-	commit, dirty := gitCommit()
-	return run.Executor{
-		Ginkgo: ginkgo, Env: childEnv(), Out: os.Stdout, Err: os.Stderr,
-		Phases: filepath.Join(o.Artifacts, "phases.txt"),
-		Record: config.Record{ID: fmt.Sprint(time.Now().UnixNano()), Started: time.Now(), Commit: commit, Dirty: dirty},
-	}.Execute(ctx, plan)
+	return execute(o, plan, ginkgo, newRecord())
 }
 
 func cloneGates(g config.Gates) config.Gates { return maps.Clone(g) }

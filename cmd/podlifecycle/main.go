@@ -11,6 +11,7 @@
 //	podlifecycle images [-out DIR]          the images, then the test images' list and tarball
 //	podlifecycle mutants [flags]            the kill matrix
 //	podlifecycle switches [-write FILE]     the switch reference (the README's)
+//	podlifecycle incluster                  the runner image's run in the cluster under test
 //
 // The switches are the Makefile's variables as flags (LABELS is -labels, K8S_VERSIONS
 // -k8s-versions: framework/config). Exit status: 0 green (compare: nothing got
@@ -39,6 +40,7 @@ var verbs = map[string]func(args []string) error{
 	"images":    imagesVerb,
 	"mutants":   mutants.RunMatrix,
 	"switches":  switchesVerb,
+	"incluster": inclusterVerb,
 }
 
 // errWorse: compare found a statement worse in HEAD (exit status 1).

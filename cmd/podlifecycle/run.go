@@ -53,8 +53,7 @@ func runVerb(verb string, args []string) error {
 	case "list":
 		return list(plan, ginkgo)
 	}
-	commit, dirty := gitCommit()
-	rec := config.Record{ID: fmt.Sprint(time.Now().UnixNano()), Started: time.Now(), Commit: commit, Dirty: dirty}
+	rec := newRecord()
 	if o.RerunFailed {
 		saved, err := keepFilters(&o)
 		if err != nil {
@@ -68,6 +67,17 @@ func runVerb(verb string, args []string) error {
 	} else if err := run.MoveAside(o.Artifacts); err != nil {
 		return err
 	}
+	return execute(o, plan, ginkgo, rec)
+}
+
+// newRecord is the start of a run's record: its ID, start and the suite's commit.
+func newRecord() config.Record {
+	commit, dirty := gitCommit()
+	return config.Record{ID: fmt.Sprint(time.Now().UnixNano()), Started: time.Now(), Commit: commit, Dirty: dirty}
+}
+
+// execute carries out plan, ended by Ctrl-C or SIGTERM as framework/run says.
+func execute(o run.Options, plan run.Plan, ginkgo []string, rec config.Record) error {
 	ctx, stop := run.Interrupts(context.Background())
 	defer stop()
 	return run.Executor{

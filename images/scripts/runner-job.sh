@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make runner-job: runs the suites inside the cluster KUBECONFIG names, as the Job of
-# images/runner/job.yaml, and copies its artifacts (e2e.json, e2e-junit.xml,
+# images/runner/job.yaml, and copies its artifacts (e2e.json, junit_01.xml, e2e.log,
 # report.html, report.md, the timelines) to OUT; then deletes the Job, its namespace
 # and its cluster-wide RBAC again, also when interrupted. Exits with the suites'
 # status.

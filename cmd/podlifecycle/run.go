@@ -14,6 +14,9 @@ import (
 	"strings"
 	"time"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/yaml"
+
 	"github.com/podlifecycle/conformance/framework/config"
 	"github.com/podlifecycle/conformance/framework/preflight"
 	"github.com/podlifecycle/conformance/framework/report"
@@ -136,7 +139,13 @@ func check(o run.Options, plan run.Plan, ginkgo []string) error {
 	}
 	ctx, stop := run.Interrupts(context.Background())
 	defer stop()
-	if err := preflight.Check(ctx, o.Config, cat); err != nil {
+	var yours preflight.Yours
+	if o.Kubeconfig != "" {
+		if yours, err = whatYoursNeeds(); err != nil {
+			return err
+		}
+	}
+	if err := preflight.Check(ctx, o.Config, cat, yours); err != nil {
 		return err
 	}
 	if o.RerunFailed || o.Focus == "" && (o.Labels == "!Slow" || o.Labels == "Slow") {
@@ -230,4 +239,30 @@ func list(plan run.Plan, ginkgo []string) error {
 		return err
 	}
 	return run.WriteList(os.Stdout, cat, specs)
+}
+
+// whatYoursNeeds: the runner Job's role (what the non-Disruptive specs call), and the
+// test images' list the image build wrote, when it has run on this machine.
+func whatYoursNeeds() (preflight.Yours, error) {
+	var y preflight.Yours
+	b, err := os.ReadFile("images/runner/job.yaml")
+	if err != nil {
+		return y, err
+	}
+	for _, doc := range strings.Split(string(b), "\n---") {
+		var role rbacv1.ClusterRole
+		if err := yaml.Unmarshal([]byte(doc), &role); err == nil && role.Kind == "ClusterRole" {
+			y.Rules = append(y.Rules, role.Rules...)
+		}
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return y, nil
+	}
+	if list, err := os.ReadFile(filepath.Join(cache, "podlifecycle", "test-images.txt")); err == nil {
+		y.TestImages = strings.Fields(string(list))
+	} else {
+		fmt.Fprintln(os.Stderr, "preflight: no list of the test images on this machine (make images writes it), so whether your nodes hold them is not checked")
+	}
+	return y, nil
 }

@@ -17,6 +17,9 @@ import (
 	"strings"
 	"time"
 
+	authv1 "k8s.io/api/authorization/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -26,7 +29,7 @@ import (
 
 // Check checks c for a run; the run's suites come later (Selects), since the dry run
 // that tells what a filter selects compiles them.
-func Check(ctx context.Context, c config.Config, cat statements.Catalogue) error {
+func Check(ctx context.Context, c config.Config, cat statements.Catalogue, yours Yours) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
@@ -57,9 +60,18 @@ func Check(ctx context.Context, c config.Config, cat statements.Catalogue) error
 		errs = append(errs, checkGates("KUBELET_FEATURE_GATES", c.KubeletFeatureGates, kubelets, known))
 	}
 	if c.Kubeconfig != "" {
-		errs = append(errs, checkCluster(ctx, c.Kubeconfig))
+		errs = append(errs, checkCluster(ctx, c.Kubeconfig, yours))
 	}
 	return errors.Join(errs...)
+}
+
+// Yours is what a cluster of the user's must have for the specs: the grants the
+// non-Disruptive specs need (the runner Job's role, images/runner/job.yaml, which a
+// test holds to the specs' client calls) and the test images on every schedulable node
+// (the image build's list); either may be empty, and is then not checked.
+type Yours struct {
+	Rules      []rbacv1.PolicyRule
+	TestImages []string
 }
 
 // checkKubelet: the file exists and answers --version as a kubelet does; that it
@@ -119,13 +131,15 @@ func checkGates(name string, gates config.Gates, releases []string, known map[st
 	return errors.Join(errs...)
 }
 
-// checkCluster: the cluster of the user's answers, with its version.
-func checkCluster(ctx context.Context, kubeconfig string) error {
+// checkCluster: the cluster of the user's answers, its credentials may do what the
+// specs do, and its nodes hold the test images (nothing is pulled from a registry:
+// a missing image leaves pods in ImagePullBackOff until the specs time out).
+func checkCluster(ctx context.Context, kubeconfig string, yours Yours) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return fmt.Errorf("KUBECONFIG=%s: %w", kubeconfig, err)
 	}
-	cfg.Timeout = 15 * time.Second
+	cfg.Timeout, cfg.QPS, cfg.Burst = 15*time.Second, 50, 100
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("KUBECONFIG=%s: %w", kubeconfig, err)
@@ -133,7 +147,80 @@ func checkCluster(ctx context.Context, kubeconfig string) error {
 	if _, err := client.Discovery().ServerVersion(); err != nil {
 		return fmt.Errorf("KUBECONFIG=%s: the cluster does not answer: %w", kubeconfig, err)
 	}
+	var denied []string
+	for _, r := range yours.Rules {
+		for _, g := range r.APIGroups {
+			for _, res := range r.Resources {
+				for _, v := range r.Verbs {
+					resource, sub, _ := strings.Cut(res, "/")
+					review := &authv1.SelfSubjectAccessReview{Spec: authv1.SelfSubjectAccessReviewSpec{
+						ResourceAttributes: &authv1.ResourceAttributes{Group: g, Resource: resource, Subresource: sub, Verb: v}}}
+					got, err := client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+					if err != nil {
+						return fmt.Errorf("KUBECONFIG=%s: asking what its credentials may do: %w", kubeconfig, err)
+					}
+					if !got.Status.Allowed {
+						denied = append(denied, fmt.Sprintf("%s %s%s", v, res, map[bool]string{true: "", false: "." + g}[g == ""]))
+					}
+				}
+			}
+		}
+	}
+	if len(denied) > 0 {
+		return fmt.Errorf("KUBECONFIG=%s: its credentials may not %s, which the specs do (images/runner/job.yaml lists what they need)", kubeconfig, strings.Join(denied, ", "))
+	}
+	if len(yours.TestImages) == 0 {
+		return nil
+	}
+	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("KUBECONFIG=%s: listing its nodes: %w", kubeconfig, err)
+	}
+	var lacking []string // the sets of missing images, each with the nodes that lack it
+	byMissing := map[string][]string{}
+	for _, n := range nodes.Items {
+		if n.Spec.Unschedulable {
+			continue
+		}
+		has := map[string]bool{}
+		for _, img := range n.Status.Images {
+			for _, name := range img.Names {
+				has[name] = true
+				if !strings.Contains(name, "/") || strings.HasPrefix(name, "docker.io/") {
+					has[strings.TrimPrefix(strings.TrimPrefix(name, "docker.io/"), "library/")] = true
+				}
+			}
+		}
+		var missing []string
+		for _, want := range yours.TestImages {
+			if !has[want] && !has["docker.io/"+want] && !has["docker.io/library/"+want] && !has[withTag(want)] {
+				missing = append(missing, want)
+			}
+		}
+		if len(missing) > 0 {
+			key := strings.Join(missing, ", ")
+			if _, ok := byMissing[key]; !ok {
+				lacking = append(lacking, key)
+			}
+			byMissing[key] = append(byMissing[key], n.Name)
+		}
+	}
+	if len(lacking) > 0 {
+		var says []string
+		for _, key := range lacking {
+			says = append(says, fmt.Sprintf("%s lack%s %s", strings.Join(byMissing[key], ", "), map[bool]string{true: "s", false: ""}[len(byMissing[key]) == 1], key))
+		}
+		return fmt.Errorf("KUBECONFIG=%s: the nodes lack test images, which no registry here serves: %s; build them with make images OUT=dir and load dir/test-images.tar on each node (ctr -n k8s.io images import test-images.tar)", kubeconfig, strings.Join(says, "; "))
+	}
 	return nil
+}
+
+// withTag is image with the tag a runtime records for a name given without one.
+func withTag(image string) string {
+	if strings.Contains(image, "@") || strings.Contains(image[strings.LastIndex(image, "/")+1:], ":") {
+		return image
+	}
+	return image + ":latest"
 }
 
 func firstLine(s string) string {

@@ -99,12 +99,12 @@ k apply -f - <<<"$manifest"
 echo "waiting for the runner pod to start"
 k wait -n "$ns" --for=condition=Ready pod -l job-name="$job" --timeout=5m >/dev/null
 pod=$(k get -n "$ns" pods -l job-name="$job" -o jsonpath='{.items[0].metadata.name}')
-# The suites' output as they run, until the entrypoint's "done" line (the container
+# The suites' output as they run, until podlifecycle incluster's "done" line (the container
 # then waits to be collected, so the log stream does not end by itself).
 coproc LOGS { exec timeout "$RUNNER_TIMEOUT" "$kubectl" logs -n "$ns" -f "$pod"; }
 while IFS= read -r line <&"${LOGS[0]}"; do
   printf '%s\n' "$line"
-  [[ $line != "podlifecycle-runner: done"* ]] || break
+  [[ $line != "podlifecycle incluster: done"* ]] || break
 done
 kill "$LOGS_PID" 2>/dev/null || true
 k exec -n "$ns" "$pod" -- test -e /results/exit-status || { echo "error: the runner did not finish within $RUNNER_TIMEOUT (pod $ns/$pod)" >&2; exit 1; }

@@ -94,6 +94,8 @@ var exemptions = []exemption{
 		why: "kube-system's readiness after creating a kind cluster"},
 	{file: "suites/termination/finaldelete_test.go", fn: "whoAmI", access: access{group: "authentication.k8s.io", resource: "selfsubjectreviews", verb: "create"}, verify: defaultGrant,
 		why: "the default ClusterRole system:basic-user grants it to every authenticated user (system:authenticated)"},
+	{file: "framework/preflight/preflight.go", fn: "checkCluster", access: access{group: "authorization.k8s.io", resource: "selfsubjectaccessreviews", verb: "create"}, verify: defaultGrant,
+		why: "the preflight asks, with your credentials before a run, what they may do; system:basic-user grants every authenticated user the question"},
 }
 
 // access is one request as RBAC authorizes it: a resource request (group, resource

@@ -16,6 +16,9 @@ import (
 	"github.com/podlifecycle/conformance/framework/statements"
 )
 
+// The suite's commit, set by the runner image's build (images/scripts/runner.sh).
+var buildCommit, buildDirty string
+
 // inclusterVerb is the runner image's run, inside the cluster under test: the
 // conformance-image contract (framework/run InClusterRun) over the compiled suites
 // in the image, e2e.log (Ginkgo's output, then the suite's report), junit_01.xml,
@@ -37,6 +40,7 @@ func inclusterVerb(args []string) error {
 	if err != nil {
 		return err
 	}
+	ic.Record.Commit, ic.Record.Dirty = buildCommit, buildDirty == "true"
 	if err := ic.Record.Write(ic.Dir); err != nil {
 		return err
 	}

@@ -39,7 +39,12 @@ build_runner() {
       mkdir -p "$ctx/opt/podlifecycle/suites/$s"
       mv "$ctx/tmp/bin/${s##*/}.test" "$ctx/opt/podlifecycle/suites/$s/"
     done
-    CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$ctx/usr/local/bin/" github.com/onsi/ginkgo/v2/ginkgo ./cmd/podlifecycle
+    # The run's record names the suite's commit, which the image has no git to ask.
+    local commit dirty=false
+    commit=$(git rev-parse HEAD 2>/dev/null || true)
+    [ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || dirty=true
+    CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$ctx/usr/local/bin/" github.com/onsi/ginkgo/v2/ginkgo
+    CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.buildCommit=$commit -X main.buildDirty=$dirty" -o "$ctx/usr/local/bin/" ./cmd/podlifecycle
     install -m 0755 images/runner/run.sh "$ctx/usr/local/bin/podlifecycle-runner"
     echo "module github.com/podlifecycle/conformance" >"$ctx/opt/podlifecycle/go.mod"
     cp images/versions.env "$ctx/opt/podlifecycle/images/"

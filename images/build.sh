@@ -8,6 +8,9 @@
 #   KUBERNETES_VERSION=v1.36.3 images/build.sh
 #   KUBELET=/path/to/kubelet images/build.sh     also a node image with that kubelet
 #   KUBELET_VERSION=v1.36.3 images/build.sh      also one with that release's kubelet
+#   TEST_IMAGES_ONLY=1 images/build.sh           only the images the specs' pods run, and
+#                                                their tarball: no Kubernetes, no node image
+#                                                (for a cluster of your own, make test-images)
 set -euo pipefail
 
 IMAGES_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -33,9 +36,11 @@ t_start=$(now_ms)
 fail() { echo "error: $*" >&2; exit 1; }
 section() { echo "== $*"; }
 
+only_test_images() { [ "${TEST_IMAGES_ONLY:-}" = 1 ]; }
+
 section "Host prerequisites"
 ensure_prereqs || exit 1
-KIND_DIR=$(GOFLAGS=-mod=mod go mod download -json "sigs.k8s.io/kind@$KIND_VERSION" | jq -r .Dir) ||
+only_test_images || KIND_DIR=$(GOFLAGS=-mod=mod go mod download -json "sigs.k8s.io/kind@$KIND_VERSION" | jq -r .Dir) ||
   fail "cannot get kind $KIND_VERSION's sources (its node image files) from the Go module proxy; try: GOFLAGS=-mod=mod go mod download -json sigs.k8s.io/kind@$KIND_VERSION"
 
 section "Docker"
@@ -44,7 +49,9 @@ ensure_inotify || exit 1
 
 section "Binaries (Go module proxy; cache $CACHE_DIR)"
 scripts_key=$(inputs_key versions.env scripts/gomodule.sh scripts/components.sh)
-for c in kubernetes etcd coredns containerd runc crictl cni_plugins; do
+components=(kubernetes etcd coredns containerd runc crictl cni_plugins)
+only_test_images && components=()
+for c in "${components[@]}"; do
   out=$(component_dir "$c")
   run_step "$(basename "$out")" "$scripts_key" "[ -n \"\$(ls -A '$out' 2>/dev/null)\" ]" -- "build_$c" || exit 1
 done
@@ -62,18 +69,20 @@ mapfile -t own_sources < <(find cmd internal -type f | sort)
 own_key=$(inputs_key go.mod go.sum "${own_sources[@]}")
 run_step own-programs "$own_key" "[ -x '$BIN_DIR/own/podroutes' ]" -- build_own || exit 1
 
+if ! only_test_images; then
 # The image names kubeadm will ask containerd for, from the kubeadm just built.
 mapfile -t KUBEADM_IMAGES < <("$(component_dir kubernetes)/kubeadm" config images list --kubernetes-version "$KUBERNETES_VERSION" 2>/dev/null)
 [ "${#KUBEADM_IMAGES[@]}" -ge 6 ] || fail "kubeadm config images list printed no images; try: $(component_dir kubernetes)/kubeadm config images list --kubernetes-version $KUBERNETES_VERSION"
 image_named() { local i; for i in "${KUBEADM_IMAGES[@]}"; do [[ $i == */$1:* ]] && { echo "$i"; return; }; done; fail "kubeadm lists no $1 image"; }
 PAUSE_IMAGE=$(image_named pause); PAUSE_TAG=${PAUSE_IMAGE##*:}
 run_step "pause-$PAUSE_TAG" "$(inputs_key "$KUBERNETES_VERSION" "$PAUSE_TAG")" "[ -x '$BIN_DIR/pause/pause' ]" -- build_pause || exit 1
+fi
 
 section "Debian root filesystems (debootstrap $DEBIAN_SUITE)"
 ROOTFS_NODE="$CACHE_DIR/rootfs/node-$(inputs_key "$DEBIAN_SUITE" "$NODE_PACKAGES").tar"
 ROOTFS_TEST="$CACHE_DIR/rootfs/testbase-$(inputs_key "$DEBIAN_SUITE" "$TESTBASE_PACKAGES").tar"
 mkdir -p "$CACHE_DIR/rootfs"
-run_step rootfs-node "$(basename "$ROOTFS_NODE")" "[ -f '$ROOTFS_NODE' ]" -- debootstrap_tar "$NODE_PACKAGES" "$ROOTFS_NODE" || exit 1
+only_test_images || run_step rootfs-node "$(basename "$ROOTFS_NODE")" "[ -f '$ROOTFS_NODE' ]" -- debootstrap_tar "$NODE_PACKAGES" "$ROOTFS_NODE" || exit 1
 run_step rootfs-testbase "$(basename "$ROOTFS_TEST")" "[ -f '$ROOTFS_TEST' ]" -- debootstrap_tar "$TESTBASE_PACKAGES" "$ROOTFS_TEST" || exit 1
 
 # image_step NAME TAG KEY FUNCTION [ARG...]: builds TAG with `FUNCTION TAG KEY ARG...`
@@ -83,6 +92,7 @@ image_step() {
   run_step "image-$name" "$key" "image_current '$tag' '$key'" -- "$fn" "$tag" "$key" "$@"
 }
 
+if ! only_test_images; then
 section "Component images (kubeadm's list)"
 BASE_IMAGE=podlifecycle/debian-base:$DEBIAN_SUITE
 base_key=$(inputs_key "$ROOTFS_NODE")
@@ -118,6 +128,7 @@ for ref in "${KUBEADM_IMAGES[@]}"; do
   key=$(inputs_key "$base_key" "$bin" "$name" scripts/dockerimg.sh)
   image_step "$name-${ref##*:}" "$ref" "$key" component_image "$bin" "$name" || exit 1
 done
+fi
 
 section "Test images (the docs' example pods, and the suite's own)"
 TEST_IMAGES=()
@@ -180,6 +191,7 @@ own_step probeserver "podlifecycle/probeserver:$OWN_TAG" probeserver /probeserve
 own_step podroutes "podlifecycle/podroutes:$OWN_TAG" podroutes /podroutes
 # podroutes is the cluster's network, not a test image, but is preloaded the same way.
 
+if ! only_test_images; then
 section "Node image $NODE_IMAGE"
 . scripts/node.sh
 preload=("${KUBEADM_IMAGES[@]}" "${TEST_IMAGES[@]}")
@@ -199,6 +211,7 @@ if [ ${#KUBELET_VARIANTS[@]} -gt 0 ]; then
   section "Node images with another kubelet"
   for tag in "${KUBELET_VARIANTS[@]}"; do kubelet_variant_step "$tag" || exit 1; done
 fi
+fi
 
 # The images the specs' pods run, for a cluster of your own (KUBECONFIG=… make e2e):
 # the list, and one tarball to load into every node's runtime.
@@ -211,4 +224,8 @@ run_step test-images-tar "$(inputs_key "$pod_image_ids")" "[ -f '$CACHE_DIR/test
 echo "  ${POD_IMAGES[*]}"
 echo "  in $CACHE_DIR/test-images.tar; on each node of your cluster: ctr -n k8s.io images import test-images.tar"
 
-echo "== images ready in $(( ($(now_ms) - t_start) / 1000 ))s: node image $SELECTED_NODE_IMAGE (logs: $LOG_DIR)"
+if only_test_images; then
+  echo "== test images ready in $(( ($(now_ms) - t_start) / 1000 ))s (logs: $LOG_DIR)"
+else
+  echo "== images ready in $(( ($(now_ms) - t_start) / 1000 ))s: node image $SELECTED_NODE_IMAGE (logs: $LOG_DIR)"
+fi

@@ -210,7 +210,7 @@ func checkCluster(ctx context.Context, kubeconfig string, yours Yours) error {
 		for _, key := range lacking {
 			says = append(says, fmt.Sprintf("%s lack%s %s", strings.Join(byMissing[key], ", "), map[bool]string{true: "s", false: ""}[len(byMissing[key]) == 1], key))
 		}
-		return fmt.Errorf("KUBECONFIG=%s: the nodes lack test images, which no registry here serves: %s; build them with make images OUT=dir and load dir/test-images.tar on each node (ctr -n k8s.io images import test-images.tar)", kubeconfig, strings.Join(says, "; "))
+		return fmt.Errorf("KUBECONFIG=%s: the nodes lack test images, which no registry here serves: %s; build them with make test-images OUT=dir and load dir/test-images.tar on each node (ctr -n k8s.io images import test-images.tar)", kubeconfig, strings.Join(says, "; "))
 	}
 	return nil
 }

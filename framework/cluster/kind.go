@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/podlifecycle/conformance/framework/config"
+	"github.com/podlifecycle/conformance/framework/preflight"
 	"io/fs"
 	"maps"
 	"os"
@@ -62,6 +63,23 @@ func DefaultKindOptions() KindOptions {
 		cache = os.TempDir()
 	}
 	o.StateDir = filepath.Join(cache, "podlifecycle", "clusters")
+	return o
+}
+
+// KindOptionsOf are the kind provider's options of a run, from its record: its node
+// image, gates, KEEP_CLUSTERS and ID, and the gates each kubelet release knows. The
+// runner that makes the run's clusters and the suites that reuse them both call it, so
+// that both reach the same cluster name.
+func KindOptionsOf(r config.Record) KindOptions {
+	o := DefaultKindOptions()
+	if r.NodeImage != "" {
+		o.NodeImage = r.NodeImage
+	}
+	o.KeepClusters, o.RunID = r.Config.KeepClusters, r.ID
+	o.FeatureGates, o.KubeletFeatureGates = r.Config.FeatureGates, r.Config.KubeletFeatureGates
+	o.KubeletKnows = func(release string) (map[string]bool, error) {
+		return preflight.KnownGates(context.Background(), release)
+	}
 	return o
 }
 

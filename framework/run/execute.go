@@ -18,7 +18,6 @@ import (
 
 	"github.com/podlifecycle/conformance/framework/cluster"
 	"github.com/podlifecycle/conformance/framework/config"
-	"github.com/podlifecycle/conformance/framework/preflight"
 	"github.com/podlifecycle/conformance/framework/report"
 	"github.com/podlifecycle/conformance/framework/sidebyside"
 	"github.com/podlifecycle/conformance/framework/statements"
@@ -88,7 +87,7 @@ func (e Executor) Execute(ctx context.Context, p Plan) error {
 		}
 	}
 	if len(failed) == 0 && p.DeleteClusters && ctx.Err() == nil {
-		if err := cluster.DeleteRunClusters(e.kindOptions(p, ""), e.Record.ID); err != nil {
+		if err := cluster.DeleteRunClusters(cluster.KindOptionsOf(records[p.Artifacts]), e.Record.ID); err != nil {
 			fail(fmt.Errorf("deleting the run's clusters: %w", err))
 		}
 	}
@@ -135,22 +134,6 @@ func (e Executor) catalogue() statements.Catalogue {
 		fmt.Fprintln(e.Err, err)
 	}
 	return cat
-}
-
-// kindOptions are the kind provider's options for the run's clusters of one pass.
-func (e Executor) kindOptions(p Plan, nodeImage string) cluster.KindOptions {
-	o := cluster.DefaultKindOptions()
-	if nodeImage != "" {
-		o.NodeImage = nodeImage
-	}
-	o.KeepClusters, o.RunID = p.Config.KeepClusters, e.Record.ID
-	o.FeatureGates, o.KubeletFeatureGates = p.Config.FeatureGates, p.Config.KubeletFeatureGates
-	// A gate a skewed worker's kubelet does not know is left out of it (the suites
-	// compute the same: framework/suite KindOptions).
-	o.KubeletKnows = func(release string) (map[string]bool, error) {
-		return preflight.KnownGates(context.Background(), release)
-	}
-	return o
 }
 
 func absPath(p string) string {
@@ -222,7 +205,7 @@ func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, records ma
 		for _, c := range pass.ClustersAhead {
 			configs = append(configs, absPath(c))
 		}
-		if err := cluster.CreateRunClusters(ctx, configs, e.kindOptions(p, rec.NodeImage)); err != nil {
+		if err := cluster.CreateRunClusters(ctx, configs, cluster.KindOptionsOf(rec)); err != nil {
 			return fmt.Errorf("creating the run's clusters: %w", err)
 		}
 		e.phase("clusters"+suffix, time.Since(start))

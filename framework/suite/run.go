@@ -1,14 +1,12 @@
 package suite
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"sync"
 
 	"github.com/podlifecycle/conformance/framework/cluster"
 	"github.com/podlifecycle/conformance/framework/config"
-	"github.com/podlifecycle/conformance/framework/preflight"
 )
 
 var (
@@ -38,21 +36,8 @@ func Run() (config.Record, error) {
 	return runRecord, runErr
 }
 
-// KindOptions are the kind provider's options of the run: its node image, gates,
-// KEEP_CLUSTERS and ID.
+// KindOptions are the kind provider's options of the run (cluster.KindOptionsOf).
 func KindOptions() cluster.KindOptions {
 	r, _ := Run()
-	o := cluster.DefaultKindOptions()
-	if r.NodeImage != "" {
-		o.NodeImage = r.NodeImage
-	}
-	o.KeepClusters = r.Config.KeepClusters
-	o.FeatureGates, o.KubeletFeatureGates = r.Config.FeatureGates, r.Config.KubeletFeatureGates
-	o.RunID = r.ID
-	// The runner made the run's clusters with the same gate lists (framework/run), so
-	// that both reach the same cluster name.
-	o.KubeletKnows = func(release string) (map[string]bool, error) {
-		return preflight.KnownGates(context.Background(), release)
-	}
-	return o
+	return cluster.KindOptionsOf(r)
 }

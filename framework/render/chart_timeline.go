@@ -18,10 +18,8 @@ func timelineChart(title string, rows []report.TimelineRow) ([]byte, error) {
 	if len(lanes) == 0 {
 		return nil, nil
 	}
-	p := plot.New()
-	p.Title.Text = title
+	p := newPlot(title)
 	p.X.Label.Text = "seconds since the first observation"
-	p.Legend.Top = true
 	// Lanes from the top: the phase first, then the containers as the pod lists them,
 	// then the events.
 	y := func(i int) float64 { return float64(len(lanes) - i) }
@@ -65,7 +63,6 @@ func timelineChart(title string, rows []report.TimelineRow) ([]byte, error) {
 	p.Y.Tick.Marker = ticks
 	p.Y.Min, p.Y.Max = -0.7, float64(len(lanes))+0.7
 	p.X.Tick.Marker = wholeTicks{}
-	// Room right of the last observation for the legend, top right.
-	p.X.Min, p.X.Max = 0, max(rows[len(rows)-1].Offset.Seconds(), 1)*1.3
+	p.X.Min, p.X.Max = 0, max(rows[len(rows)-1].Offset.Seconds(), 1)*1.02
 	return svgOf(p, 7*vg.Inch, vg.Length(len(lanes)+2)*0.45*vg.Inch+1.2*vg.Inch)
 }

@@ -16,12 +16,9 @@ import (
 // delaysChart draws a crash loop's restart delays: the documented delay, the range
 // the tolerance model allows around it, and the delay measured, per restart.
 func delaysChart(title string, t backoff.DelayTable) ([]byte, error) {
-	p := plot.New()
-	p.Title.Text = title
+	p := newPlot(title)
 	p.X.Label.Text = "restart"
 	p.Y.Label.Text = "delay (ms)"
-	p.Legend.Top = true
-	p.Legend.Left = true
 	var expected, measured, outside plotter.XYs
 	var allowed ranges
 	var ticks plot.ConstantTicks
@@ -62,8 +59,7 @@ func delaysChart(title string, t backoff.DelayTable) ([]byte, error) {
 	p.X.Tick.Marker = ticks
 	p.X.Min, p.X.Max = 0.5, float64(len(t))+0.5
 	p.Y.Tick.Marker = wholeTicks{}
-	// Room above the highest bar for the legend, top left.
-	p.Y.Min, p.Y.Max = 0, highest*1.3
+	p.Y.Min, p.Y.Max = 0, highest*1.05
 	return svgOf(p, 6*vg.Inch, 3.4*vg.Inch)
 }
 
@@ -79,17 +75,16 @@ func experimentChart(title string, rows []report.MeasurementRow) ([]byte, error)
 	if len(charted) == 0 {
 		return nil, nil
 	}
-	p := plot.New()
-	p.Title.Text = title
+	p := newPlot(title)
 	p.X.Label.Text = "ms"
-	p.Legend.Top = true
 	y := func(i int) float64 { return float64(len(charted) - i) }
 	var allowed ranges
 	var measured, outside plotter.XYs
 	var ticks plot.ConstantTicks
 	var highest float64
 	for i, r := range charted {
-		ticks = append(ticks, plot.Tick{Value: y(i), Label: shorten(r.Name, 36)})
+		// Two lines of a row's name at most beside its bar; the table below has it whole.
+		ticks = append(ticks, plot.Tick{Value: y(i), Label: wrap(shorten(r.Name, 80), p.Y.Tick.Label, 2.8*vg.Inch)})
 		if r.HasRange {
 			highest = max(highest, r.Max)
 			allowed = append(allowed, valueRange{At: y(i), Mid: (r.Min + r.Max) / 2, Min: r.Min, Max: r.Max})
@@ -122,8 +117,7 @@ func experimentChart(title string, rows []report.MeasurementRow) ([]byte, error)
 	p.Y.Tick.Marker = ticks
 	p.Y.Min, p.Y.Max = 0.4, float64(len(charted))+0.6
 	p.X.Tick.Marker = wholeTicks{}
-	// Room right of the longest bar for the legend, top right.
-	p.X.Min, p.X.Max = 0, highest*1.4
+	p.X.Min, p.X.Max = 0, highest*1.05
 	return svgOf(p, 8*vg.Inch, vg.Length(len(charted))*0.4*vg.Inch+1.3*vg.Inch)
 }
 

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 
 	"github.com/podlifecycle/conformance/framework/report"
@@ -32,14 +33,14 @@ func Draw(doc report.Document) (Charts, error) {
 	c := Charts{Delays: make([]*Chart, len(doc.Delays)), Experiments: make([]*Chart, len(doc.Experiments)),
 		Timelines: make([][]*Chart, len(doc.Failures))}
 	for i, d := range doc.Delays {
-		svg, err := delaysChart("restart delays on "+shorten(d.What, 40), d.Table)
+		svg, err := delaysChart("restart delays on "+withoutClusterHash(d.What), d.Table)
 		if err != nil {
 			return Charts{}, fmt.Errorf("chart of %s: %w", d.What, err)
 		}
 		c.Delays[i] = chartOf(svg, "delays-%d.svg", i+1)
 	}
 	for i, e := range doc.Experiments {
-		svg, err := experimentChart(shorten(e.Name, 80), e.Rows)
+		svg, err := experimentChart(withoutClusterHash(e.Name), e.Rows)
 		if err != nil {
 			return Charts{}, fmt.Errorf("chart of %s: %w", e.Name, err)
 		}
@@ -74,3 +75,10 @@ func chartOf(svg []byte, format string, args ...any) *Chart {
 	}
 	return &Chart{File: ChartsDir + "/" + fmt.Sprintf(format, args...), SVG: svg}
 }
+
+// clusterHash is the suffix that makes a run's cluster names unique
+// ("plc-default-ddb4f355-worker2"): it tells runs apart, not nodes, so a chart one
+// would paste into a bug report names the node as "default/worker2".
+var clusterHash = regexp.MustCompile(`\bplc-([a-z0-9-]+?)-[0-9a-f]{8}-`)
+
+func withoutClusterHash(s string) string { return clusterHash.ReplaceAllString(s, "$1/") }

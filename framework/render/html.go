@@ -31,6 +31,8 @@ func page() (*template.Template, error) {
 		// The SVG is gonum/plot's output for the report's own data; vgsvg escapes
 		// every text it draws, so it goes in as markup.
 		"svg": func(c *Chart) template.HTML { return template.HTML(c.SVG) },
+		// The project's own constant, not input.
+		"pageFont": func() template.CSS { return template.CSS(PageFont) },
 	}).Parse(htmlTemplate)
 }
 

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -200,5 +202,47 @@ func TestMarkdownShowsWhereThePagesDisagree(t *testing.T) {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
+	}
+}
+
+// A chart one would paste into a bug report: the whole title, the legend in its own
+// column right of the data, the page's font, node names without the run's cluster hash.
+func TestChartsCanBePastedIntoABugReport(t *testing.T) {
+	title := "restart delays on " + withoutClusterHash("plc-default-ddb4f355-worker2 (ReduceDefaultCrashLoopBackOffDecay=false "+
+		"KubeletCrashLoopBackOffMax=true maxContainerRestartPeriod=5m0s: documented initial 10s, cap 5m0s)")
+	if strings.Contains(title, "ddb4f355") || !strings.Contains(title, "default/worker2 (") {
+		t.Errorf("cluster hash left in %q", title)
+	}
+	svg, err := delaysChart(title, backoff.DelayTable{
+		{Restart: 1, ExpectedMs: 0, MeasuredMs: 428, MinMs: 0, MaxMs: 4000},
+		{Restart: 2, ExpectedMs: 10000, MeasuredMs: 10400, MinMs: 9900, MaxMs: 13500},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(svg)
+	var drawn []string
+	for _, m := range regexp.MustCompile(`>([^<>]+)</text>`).FindAllStringSubmatch(s, -1) {
+		drawn = append(drawn, m[1])
+	}
+	if got := strings.Join(strings.Fields(strings.Join(drawn, " ")), " "); !strings.Contains(got, strings.Join(strings.Fields(title), " ")) {
+		t.Errorf("title cut or lost; the chart's text is %q", got)
+	}
+	families := regexp.MustCompile(`font-family:([^;]+);`).FindAllStringSubmatch(s, -1)
+	if len(families) == 0 {
+		t.Fatal("no font named")
+	}
+	for _, f := range families {
+		if f[1] != strings.ReplaceAll(PageFont, `"`, `'`) {
+			t.Errorf("font %q, want the page's %q", f[1], PageFont)
+		}
+	}
+	// The plot is 6 inches (432 pt) wide; the legend's text starts right of it.
+	m := regexp.MustCompile(`<text x="([0-9.]+)"[^>]*>measured</text>`).FindStringSubmatch(s)
+	if m == nil {
+		t.Fatalf("no legend entry \"measured\" in\n%.400s", s)
+	}
+	if x, _ := strconv.ParseFloat(m[1], 64); x < 432 {
+		t.Errorf("legend at x=%.0f pt, over the plot (0–432 pt)", x)
 	}
 }

@@ -20,6 +20,9 @@ const suitesDir = "../../suites"
 type claim struct {
 	ID       string
 	Location string
+	// Node is the Ginkgo node whose argument the label is ("It", "Describe", …), or ""
+	// for a label outside a node's arguments.
+	Node string
 }
 
 // specClaims are the statement IDs the suites' specs carry: the string arguments of
@@ -38,9 +41,20 @@ func specClaims(t *testing.T) []claim {
 		if err != nil {
 			return err
 		}
+		nodeOf := map[*ast.CallExpr]string{} // a Label call → the node it is an argument of
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
-			if !ok || !isLabelCall(call) {
+			if !ok {
+				return true
+			}
+			if !isLabelCall(call) {
+				if name, ok := call.Fun.(*ast.Ident); ok {
+					for _, arg := range call.Args {
+						if l, ok := arg.(*ast.CallExpr); ok && isLabelCall(l) {
+							nodeOf[l] = name.Name
+						}
+					}
+				}
 				return true
 			}
 			for _, arg := range call.Args {
@@ -55,7 +69,7 @@ func specClaims(t *testing.T) []claim {
 				for _, id := range IDs([]string{label}) {
 					p := fset.Position(lit.Pos())
 					rel, _ := filepath.Rel("../..", p.Filename)
-					out = append(out, claim{ID: id, Location: fmt.Sprintf("%s:%d", rel, p.Line)})
+					out = append(out, claim{ID: id, Location: fmt.Sprintf("%s:%d", rel, p.Line), Node: nodeOf[call]})
 				}
 			}
 			return true
@@ -109,6 +123,22 @@ func TestEverySpecLabelIsCataloguedAndEveryStatementIsClaimed(t *testing.T) {
 		}
 		if s.NothingToAssert != "" && len(claimed[s.ID]) > 0 {
 			t.Errorf("%s: the catalogue says there is nothing to assert, yet %s carry its label: a spec that cannot fail would read as a check", s.ID, strings.Join(claimed[s.ID], ", "))
+		}
+	}
+}
+
+// A statement's label sits on the specs that check it (It, a table, an Entry), never
+// on a container: a Describe's label reaches every spec in it, and one spec there that
+// checks nothing of the statement would lift its verdict from "not run" to "conforms
+// (in part)".
+func TestStatementLabelsSitOnSpecsNotOnContainers(t *testing.T) {
+	for _, c := range specClaims(t) {
+		switch c.Node {
+		case "It", "DescribeTable", "Entry":
+		case "Describe", "Context", "When":
+			t.Errorf("%s: %s on a %s: put it on the specs inside that check it", c.Location, c.ID, c.Node)
+		default:
+			t.Errorf("%s: %s outside a spec's arguments (%q): the reader cannot tell which specs carry it", c.Location, c.ID, c.Node)
 		}
 	}
 }

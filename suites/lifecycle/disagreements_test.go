@@ -158,7 +158,7 @@ var _ = Describe("Feature gates the pages name", func() {
 	// one with PodReadyToStartContainersCondition on whose pod lacks the condition, or
 	// off whose pod has it (PC-16).
 	It("are known to the kubelet with the stage of its release, and PodReadyToStartContainersCondition adds its condition while on",
-		Label("RS-13", "RS-14", "PC-16"), suite.Timeout(metricsBound, podStartBound), func(ctx SpecContext) {
+		Label("PC-16"), suite.Timeout(metricsBound, podStartBound), func(ctx SpecContext) {
 			node := env.NodeFor("defaults", nil)
 			stages := kubeletGateStages(ctx, node.Name)
 			const backoffMax, readyToStart = "KubeletCrashLoopBackOffMax", "PodReadyToStartContainersCondition"

@@ -42,8 +42,8 @@ func withScheme(name string, scheme corev1.URIScheme) *corev1.Pod {
 	return podOf(name, c)
 }
 
-var _ = Describe("An httpGet probe", Label("PR-11"), func() {
-	It("without host and scheme probes the pod's IP over HTTP", suite.Timeout(podStartBound), func(ctx SpecContext) {
+var _ = Describe("An httpGet probe", func() {
+	It("without host and scheme probes the pod's IP over HTTP", Label("PR-11"), suite.Timeout(podStartBound), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		// The server listens on the pod's IP alone (the downward API's status.podIP), not
 		// on 127.0.0.1 or the node's address: a probe that reaches it went to the pod's
@@ -70,7 +70,7 @@ var _ = Describe("An httpGet probe", Label("PR-11"), func() {
 		Expect(err).To(HaveOccurred(), "the server must listen on the pod's IP only")
 	})
 
-	It("accepts only the schemes HTTP and HTTPS", suite.Timeout(), func(ctx SpecContext) {
+	It("accepts only the schemes HTTP and HTTPS", Label("PR-11"), suite.Timeout(), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		pods := env.Client.CoreV1().Pods(ns)
 		// Server-side dry run: validated as a create is, nothing stored or run.
@@ -89,12 +89,12 @@ var _ = Describe("An httpGet probe", Label("PR-11"), func() {
 	})
 })
 
-var _ = Describe("A readiness probe", Label("PR-12"), func() {
+var _ = Describe("A readiness probe", func() {
 	// initialDelaySeconds holds the first probe back for 20 s; the probe would pass at
 	// once. The pages disagree on the container's readiness in the meantime.
 	const readyDelay = 20 * time.Second
 	_, firstProbeBy := firstProbeWindow(readyDelay, time.Second)
-	It("leaves the container unready until it first succeeds: before any probe has run the result is failure",
+	It("leaves the container unready until it first succeeds: before any probe has run the result is failure", Label("PR-12"),
 		suite.Timeout(podStartBound, firstProbeBy+readyWriteBound), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)
 			c := server("server")

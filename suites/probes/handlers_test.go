@@ -51,8 +51,8 @@ var handlerCases = []handlerCase{
 	{"grpc-not-serving", grpcProbe("not-serving"), false, `grpc service="not-serving" NOT_SERVING`},
 }
 
-var _ = Describe("Probe handlers", Label("PR-6"), func() {
-	It("succeed as the docs say: exec on exit 0, httpGet on 200–399, tcpSocket when the port accepts, grpc when SERVING", suite.Timeout(podStartBound, 20*time.Second, 3*time.Second), func(ctx SpecContext) {
+var _ = Describe("Probe handlers", func() {
+	It("succeed as the docs say: exec on exit 0, httpGet on 200–399, tcpSocket when the port accepts, grpc when SERVING", Label("PR-6"), suite.Timeout(podStartBound, 20*time.Second, 3*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		// One probe server, and one idle container per handler whose readiness probe
 		// targets it: containers share the pod's network, so each container's Ready

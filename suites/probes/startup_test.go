@@ -13,8 +13,8 @@ import (
 	"github.com/podlifecycle/conformance/framework/suite"
 )
 
-var _ = Describe("Startup probe", Label("PR-1"), func() {
-	It("holds liveness and readiness probes back until it succeeds", suite.Timeout(podStartBound, 10*time.Second, 10*time.Second, 5*time.Second), func(ctx SpecContext) {
+var _ = Describe("Startup probe", func() {
+	It("holds liveness and readiness probes back until it succeeds", Label("PR-1"), suite.Timeout(podStartBound, 10*time.Second, 10*time.Second, 5*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		c := server("server")
 		// The startup probe fails until the spec creates /tmp/started.
@@ -42,7 +42,7 @@ var _ = Describe("Startup probe", Label("PR-1"), func() {
 		Expect(log.Count(success)).To(Equal(1), "a startup probe stops once it has succeeded:\n%s", log)
 	})
 
-	DescribeTable("that never succeeds kills the container, and the restart policy applies",
+	DescribeTable("that never succeeds kills the container, and the restart policy applies", Label("PR-1"),
 		func(ctx SpecContext, policy corev1.RestartPolicy, then types.GomegaMatcher) {
 			ns := env.Namespace(ctx)
 			c := server("server")

@@ -15,7 +15,7 @@ import (
 	"github.com/podlifecycle/conformance/framework/suite"
 )
 
-var _ = Describe("Probe timing", Label("PR-4"), func() {
+var _ = Describe("Probe timing", func() {
 	// The first spec's probe, declared outside it so that its timeout can use them.
 	// An initial delay of several periods, so that a first probe at any fraction of
 	// it (a kubelet that halved it, say) falls outside the window: [initialDelay −
@@ -26,7 +26,7 @@ var _ = Describe("Probe timing", Label("PR-4"), func() {
 		threshold    = 3
 		healthyFor   = 12 * time.Second
 	)
-	It("honours initialDelaySeconds, periodSeconds and failureThreshold", suite.TimedWithin(tickJitter), suite.Timeout(podStartBound+healthyFor+threshold*period+20*time.Second), func(ctx SpecContext) {
+	It("honours initialDelaySeconds, periodSeconds and failureThreshold", Label("PR-4"), suite.TimedWithin(tickJitter), suite.Timeout(podStartBound+healthyFor+threshold*period+20*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		c := server("server", fmt.Sprintf("-healthy-for=%s", healthyFor))
 		c.LivenessProbe = httpProbe("/live", int32(period/time.Second), threshold)
@@ -65,7 +65,7 @@ var _ = Describe("Probe timing", Label("PR-4"), func() {
 	// firstProbeWave pods: 24 pods started at once beside the suite's other timing
 	// specs loaded the machine enough to fail them (and this spec's own window), so the
 	// spec has the cluster to itself and starts a few pods at a time.
-	It("holds back every pod's first probe for initialDelaySeconds, over many pods", Serial,
+	It("holds back every pod's first probe for initialDelaySeconds, over many pods", Serial, Label("PR-4"),
 		suite.Timeout(firstProbeEarlyPods/firstProbeWave*(2*podStartBound+20*time.Second)), func(ctx SpecContext) {
 			const delay = 2 * time.Second
 			ns := env.Namespace(ctx)

@@ -22,8 +22,8 @@ const keptWindow = 3*podGCPeriod + 10*time.Second
 // the Slow run the only others on this cluster are lifecycle/nodeloss's, which PodGC
 // marks Failed and deletes at once (at most two at a time), so three of this spec's
 // stay at or below the threshold of five; the premise is checked on every poll.
-var _ = Describe("Terminated pods below terminated-pod-gc-threshold", Label("TM-18", "Slow"), func() {
-	It("stay in the API, Succeeded or Failed, until a person or a controller deletes them",
+var _ = Describe("Terminated pods below terminated-pod-gc-threshold", Label("Slow"), func() {
+	It("stay in the API, Succeeded or Failed, until a person or a controller deletes them", Label("TM-18"),
 		suite.Timeout(2*podGCBound, suite.PodStartBound, keptWindow), func(ctx SpecContext) {
 			threshold := terminatedPodGCThreshold(ctx)
 			ns := env.Namespace(ctx)

@@ -27,8 +27,8 @@ const (
 	podGCBound  = podGCPeriod + 10*time.Second
 )
 
-var _ = Describe("PodGC", Label("TM-14"), func() {
-	It("deletes the oldest terminated pods above terminated-pod-gc-threshold", suite.Timeout(2*podGCBound, suite.PodStartBound, 2*time.Second, suite.PodStartBound+podGCBound), func(ctx SpecContext) {
+var _ = Describe("PodGC", func() {
+	It("deletes the oldest terminated pods above terminated-pod-gc-threshold", Label("TM-14"), suite.Timeout(2*podGCBound, suite.PodStartBound, 2*time.Second, suite.PodStartBound+podGCBound), func(ctx SpecContext) {
 		threshold := terminatedPodGCThreshold(ctx)
 		ns := env.Namespace(ctx)
 		// The threshold counts terminated pods of the whole cluster: start from none, so
@@ -75,7 +75,7 @@ var _ = Describe("PodGC", Label("TM-14"), func() {
 		Expect(terminated).To(ConsistOf(names("new", threshold)), "TM-14: PodGC keeps the %d newest terminated pods and deletes the %d oldest", threshold, old)
 	})
 
-	It("marks an unscheduled terminating pod Failed and deletes it", suite.Timeout(suite.PodStartBound, podGCBound), func(ctx SpecContext) {
+	It("marks an unscheduled terminating pod Failed and deletes it", Label("TM-14"), suite.Timeout(suite.PodStartBound, podGCBound), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		// Nothing can take this pod; the finalizer keeps it in the API once deleted, so
 		// PodGC's verdict can be read.

@@ -50,11 +50,11 @@ var stopSignalsOn = []facts.Requirement{
 	facts.APIServerGate("ContainerStopSignals", true), facts.KubeletGate("ContainerStopSignals", true, ""),
 }
 
-var _ = Describe("Custom stop signal [ContainerStopSignals]", Label("TM-7"), func() {
+var _ = Describe("Custom stop signal [ContainerStopSignals]", func() {
 	// The table's body waits for the pod, its start marker and deleteAndRead, in every
 	// entry.
 	stopTimeout := suite.Timeout(suite.PodStartBound, startMarkBound, stopBound, logEndBound)
-	DescribeTable("lifecycle.stopSignal is the signal the container gets",
+	DescribeTable("lifecycle.stopSignal is the signal the container gets", Label("TM-7"),
 		func(ctx SpecContext, image string, signal corev1.Signal, notSent string) {
 			env.Require(stopSignalsOn...)
 			ns := env.Namespace(ctx)
@@ -76,7 +76,7 @@ var _ = Describe("Custom stop signal [ContainerStopSignals]", Label("TM-7"), fun
 		Entry("SIGUSR2 overrides the image's STOPSIGNAL SIGUSR1", stopTimeout, stopSignalUSR1Image, corev1.SIGUSR2, "USR1"),
 	)
 
-	DescribeTable("the API server validates lifecycle.stopSignal against spec.os.name",
+	DescribeTable("the API server validates lifecycle.stopSignal against spec.os.name", Label("TM-7"),
 		func(ctx SpecContext, os *corev1.PodOS, signal corev1.Signal, rejection string) {
 			env.Require(facts.APIServerGate("ContainerStopSignals", true))
 			ns := env.Namespace(ctx)

@@ -20,6 +20,9 @@ const (
 	// KubeletLogEntryPrefix + node name: the kubelet's log lines about a failed
 	// spec's pods, around the failure.
 	KubeletLogEntryPrefix = "kubelet log "
+	// InfraRetryEntryPrefix + pod name: the runtime's message of a host flake that
+	// framework/suite answered by making the pod again (observe.HostFlake's rule).
+	InfraRetryEntryPrefix = "infrastructure retry of "
 	// DelaysEntryPrefix + what: a backoff.DelayTable (expected, measured, allowed).
 	DelaysEntryPrefix = "restart delays (ms) on "
 	// Drift findings are recorded under drift.EntryPrefix + topic, as drift.Finding.

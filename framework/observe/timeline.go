@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 )
@@ -24,7 +25,8 @@ import (
 // Entry is one observation.
 type Entry struct {
 	Seen time.Time `json:"seen"`
-	// Kind is "pod" (a status change), "event", or "deleted".
+	// Kind is "pod" (a status change), "event", "deleted", or "infra" (a host flake
+	// answered by making the pod again, RetryHostFlakeOnce).
 	Kind    string `json:"kind"`
 	Summary string `json:"summary"`
 	// Pod is the pod as seen, for "pod" entries.
@@ -40,6 +42,15 @@ type Timeline struct {
 	last    *corev1.Pod
 	lastSum string
 	stop    context.CancelFunc
+
+	// A host flake answered once (RetryHostFlakeOnce): remake makes the pod again,
+	// flakes holds the runtime's message, earlier the record of the attempt it ended,
+	// retired that attempt's UID, and remaking is true until the new pod is seen.
+	remake   func(flake string)
+	flakes   []string
+	earlier  []Entry
+	retired  types.UID
+	remaking bool
 }
 
 // Record starts watching pod name in ns and its events; call Stop when done
@@ -161,10 +172,51 @@ func (tl *Timeline) ConditionsFirstTrue() []string {
 	return out
 }
 
+// RetryHostFlakeOnce has the timeline answer the first host flake it sees (HostFlake)
+// by calling remake, which deletes the pod and makes it again under the same name. The
+// flaked attempt never shows: Pod keeps the last state before the flake, and Entries,
+// Pods and the rest start again with the new pod; String and Save keep the earlier
+// attempt. A second flake, and every other failure, stays in the record as it is.
+func (tl *Timeline) RetryHostFlakeOnce(remake func(flake string)) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	tl.remake = remake
+}
+
+// HostFlakes are the runtime's messages of the host flakes answered by making the pod
+// again: at most one.
+func (tl *Timeline) HostFlakes() []string {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	return append([]string(nil), tl.flakes...)
+}
+
+// Note adds an infrastructure note to the record (a remake that failed).
+func (tl *Timeline) Note(summary string) {
+	tl.add(Entry{Seen: time.Now(), Kind: "infra", Summary: summary})
+}
+
 func (tl *Timeline) observePod(p *corev1.Pod) {
 	sum := SummarizePod(p)
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
+	if tl.retired != "" && p.UID == tl.retired { // the flaked attempt, going away
+		tl.earlier = append(tl.earlier, Entry{Seen: time.Now(), Kind: "pod", Summary: sum})
+		return
+	}
+	tl.remaking = false
+	if tl.remake != nil && len(tl.flakes) == 0 {
+		if flake := HostFlake(p); flake != "" {
+			tl.flakes = append(tl.flakes, flake)
+			tl.retired, tl.remaking = p.UID, true
+			tl.earlier = append(tl.entries,
+				Entry{Seen: time.Now(), Kind: "pod", Summary: sum},
+				Entry{Seen: time.Now(), Kind: "infra", Summary: "host flake, " + flake + ": the pod is deleted and made once more"})
+			tl.entries, tl.lastSum = nil, ""
+			go tl.remake(flake)
+			return
+		}
+	}
 	tl.last = p.DeepCopy()
 	if sum == tl.lastSum {
 		return
@@ -178,6 +230,10 @@ func (tl *Timeline) observePod(p *corev1.Pod) {
 func (tl *Timeline) observeDeletion() {
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
+	if tl.remaking { // the flaked attempt left the API
+		tl.earlier = append(tl.earlier, Entry{Seen: time.Now(), Kind: "deleted", Summary: "pod deleted from the API"})
+		return
+	}
 	tl.last, tl.lastSum = nil, ""
 	tl.entries = append(tl.entries, Entry{Seen: time.Now(), Kind: "deleted", Summary: "pod deleted from the API"})
 }
@@ -193,7 +249,14 @@ func (tl *Timeline) Deleted() bool {
 }
 
 func (tl *Timeline) observeEvent(e *corev1.Event) {
-	tl.add(Entry{Seen: time.Now(), Kind: "event", Summary: fmt.Sprintf("%s %s: %s (x%d)", e.Type, e.Reason, e.Message, max(e.Count, 1))})
+	entry := Entry{Seen: time.Now(), Kind: "event", Summary: fmt.Sprintf("%s %s: %s (x%d)", e.Type, e.Reason, e.Message, max(e.Count, 1))}
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	if tl.retired != "" && e.InvolvedObject.UID == tl.retired {
+		tl.earlier = append(tl.earlier, entry)
+		return
+	}
+	tl.entries = append(tl.entries, entry)
 }
 
 func (tl *Timeline) add(e Entry) {
@@ -202,8 +265,17 @@ func (tl *Timeline) add(e Entry) {
 	tl.entries = append(tl.entries, e)
 }
 
-// String renders the record, one line per entry, with times relative to the first.
-func (tl *Timeline) String() string { return FormatEntries(tl.Entries()) }
+// String renders the record, one line per entry, with times relative to the first;
+// an attempt a host flake ended comes first.
+func (tl *Timeline) String() string {
+	tl.mu.Lock()
+	earlier := append([]Entry(nil), tl.earlier...)
+	tl.mu.Unlock()
+	if len(earlier) == 0 {
+		return FormatEntries(tl.Entries())
+	}
+	return "the attempt a host flake ended:\n" + FormatEntries(earlier) + "the pod made once more:\n" + FormatEntries(tl.Entries())
+}
 
 // FormatEntries renders entries with their offsets from the first one.
 func FormatEntries(es []Entry) string {
@@ -224,11 +296,16 @@ func (tl *Timeline) Save(dir, spec string) error {
 		return err
 	}
 	base := filepath.Join(dir, SavedName(spec, tl.Name))
+	tl.mu.Lock()
+	earlier, flakes := append([]Entry(nil), tl.earlier...), append([]string(nil), tl.flakes...)
+	tl.mu.Unlock()
 	data, err := json.MarshalIndent(struct {
-		Namespace string  `json:"namespace"`
-		Pod       string  `json:"pod"`
-		Entries   []Entry `json:"entries"`
-	}{tl.Namespace, tl.Name, tl.Entries()}, "", "  ")
+		Namespace string   `json:"namespace"`
+		Pod       string   `json:"pod"`
+		Entries   []Entry  `json:"entries"`
+		Flakes    []string `json:"hostFlakes,omitempty"`
+		Earlier   []Entry  `json:"earlierAttempt,omitempty"`
+	}{tl.Namespace, tl.Name, tl.Entries(), flakes, earlier}, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,7 @@ func writeMarkdown(w io.Writer, doc report.Document, charts Charts) error {
 	mdFacts(ew, doc)
 	mdTimings(ew, doc, charts)
 	mdFailures(ew, doc, charts)
+	mdInfraRetries(ew, doc)
 	mdKillMatrix(ew, doc)
 	return ew.err
 }

@@ -153,6 +153,21 @@ func mdTimings(w io.Writer, doc report.Document, charts Charts) {
 	}
 }
 
+// mdInfraRetries lists the pods made again after a host flake, with the runtime's error.
+func mdInfraRetries(w io.Writer, doc report.Document) {
+	fmt.Fprintf(w, "## Infrastructure retries\n\n")
+	if len(doc.InfraRetries) == 0 {
+		fmt.Fprintf(w, "None.\n\n")
+		return
+	}
+	fmt.Fprintf(w, "A container create the runtime failed for a reason of the host (its cgroups), answered once by making the pod again; the spec's verdict is that of the pod made again.\n\n")
+	mdHeader(w, "spec", "pod", "the runtime's error")
+	for _, r := range doc.InfraRetries {
+		mdRow(w, r.Spec.Text+" ("+r.Spec.Column.Label()+", "+r.Spec.Location+")", r.Pod, r.Error)
+	}
+	fmt.Fprintln(w)
+}
+
 func mdFailures(w io.Writer, doc report.Document, charts Charts) {
 	fmt.Fprintf(w, "## Failed specs\n\n")
 	if len(doc.Failures) == 0 {

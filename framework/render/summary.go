@@ -44,6 +44,12 @@ func WriteSummary(w io.Writer, doc report.Document, htmlPath string) error {
 		fmt.Fprintf(ew, " (and %d free-text drift notes, not counted)", len(doc.DriftNotes))
 	}
 	fmt.Fprintln(ew)
+	if len(doc.InfraRetries) > 0 {
+		fmt.Fprintf(ew, "infrastructure retries: %d (a host flake, the pod made once more)\n", len(doc.InfraRetries))
+		for _, r := range doc.InfraRetries {
+			fmt.Fprintf(ew, "  %s pod %s: %s\n", r.Spec.Location, r.Pod, shorten(r.Error, 160))
+		}
+	}
 	if len(doc.Disagreements) > 0 {
 		answered := 0
 		for _, d := range doc.Disagreements {

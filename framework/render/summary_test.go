@@ -62,3 +62,27 @@ func TestSummaryNamesTheDisruptiveSpecsLeftOut(t *testing.T) {
 		t.Errorf("the summary does not name them:\n%s", out.String())
 	}
 }
+
+// An infrastructure retry shows in the summary, the Markdown and the HTML, with its error.
+func TestInfraRetriesAreShown(t *testing.T) {
+	doc := fixtureDocument(t)
+	doc.InfraRetries = []report.InfraRetryRef{{Spec: report.SpecRef{Text: "runs the pod", Location: "suites/lifecycle/phase_test.go:24"},
+		Pod: "web", Error: "main: OCI runtime create failed: runc create failed: unable to freeze"}}
+	var sum, md, html bytes.Buffer
+	if err := WriteSummary(&sum, doc, "/tmp/x/report.html"); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(&html, doc); err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]string{"summary": sum.String(), "markdown": md.String(), "html": html.String()} {
+		for _, want := range []string{"nfrastructure retr", "unable to freeze", "web"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("%s lacks %q", name, want)
+			}
+		}
+	}
+}

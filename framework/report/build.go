@@ -119,6 +119,9 @@ func (b *builder) addSuite(run Run, version string, suite types.Report) {
 		for _, a := range answersOf(s) {
 			b.addAnswer(a, ref)
 		}
+		b.doc.InfraRetries = append(b.doc.InfraRetries, entriesNamed(s, InfraRetryEntryPrefix, func(pod, text string) InfraRetryRef {
+			return InfraRetryRef{Spec: ref, Pod: pod, Error: text}
+		})...)
 		for _, d := range delaysOf(s) {
 			b.doc.Delays = append(b.doc.Delays, DelaysRef{NamedDelays: d, Spec: ref})
 		}

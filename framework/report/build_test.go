@@ -530,3 +530,29 @@ func TestFailureCountsAgainstTheStatementsItNames(t *testing.T) {
 		t.Errorf("the spec still counts as failed: %+v", doc.Suites[0])
 	}
 }
+
+// A host flake the pod helper answered is counted, with its spec, pod and error; the
+// spec's own verdict is that of the pod made again.
+func TestInfraRetriesAreListedWithTheirError(t *testing.T) {
+	const flake = "main: OCI runtime create failed: runc create failed: … unable to freeze: unknown"
+	passed := types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: "runs the pod", LeafNodeLabels: []string{"PC-2"},
+		State: types.SpecStatePassed, ReportEntries: []types.ReportEntry{savedEntry(t, InfraRetryEntryPrefix+"web", flake)}}
+	other := types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: "another", LeafNodeLabels: []string{"PC-2"}, State: types.SpecStatePassed}
+	setup := types.SpecReport{LeafNodeType: types.NodeTypeSynchronizedBeforeSuite, State: types.SpecStatePassed,
+		ReportEntries: []types.ReportEntry{savedEntry(t, FactsEntry, ClusterFacts{Config: DefaultConfig, ServerVersion: "v1.37.2"})}}
+	run := Run{Suites: []types.Report{{SuitePath: "/repo/suites/lifecycle", SpecReports: types.SpecReports{setup, passed, other}}}}
+	cat := statements.Catalogue{Areas: []statements.Area{{Code: "PC", Statements: []statements.Statement{{ID: "PC-2"}}}}}
+	doc, err := Build(t.TempDir(), []Run{run}, cat, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.InfraRetries) != 1 {
+		t.Fatalf("infra retries %+v, want one", doc.InfraRetries)
+	}
+	if r := doc.InfraRetries[0]; r.Pod != "web" || r.Error != flake || r.Spec.Text != "runs the pod" {
+		t.Errorf("retry %+v", r)
+	}
+	if r := rowOf(t, doc, "PC-2"); r.Verdict != Conforms {
+		t.Errorf("PC-2 %s: a retried spec keeps the verdict of the pod made again", r.Verdict)
+	}
+}

@@ -41,11 +41,21 @@ type Document struct {
 	Delays        []DelaysRef
 	Experiments   []ExperimentRef
 	Failures      []FailureRef
+	// InfraRetries: the host flakes the pod helper answered by making a pod again
+	// (observe.HostFlake's rule), in run order.
+	InfraRetries []InfraRetryRef
 	// KillMatrix: the last `make mutants`'s matrix, when the artifacts hold one.
 	KillMatrix *KillMatrix
 	// WallTime: from the first suite's start to the last one's end, summed over the
 	// Kubernetes versions of the run.
 	WallTime time.Duration
+}
+
+// InfraRetryRef is a pod that a spec made again after a host flake.
+type InfraRetryRef struct {
+	Spec  SpecRef
+	Pod   string
+	Error string // the runtime's message
 }
 
 // Column is a cluster configuration (the kind config a cluster was made from) in one

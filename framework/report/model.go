@@ -14,6 +14,7 @@ import "github.com/podlifecycle/conformance/framework/entries"
 const (
 	FactsEntry            = entries.FactsEntry
 	TimelineEntryPrefix   = entries.TimelineEntryPrefix
+	InfraRetryEntryPrefix = entries.InfraRetryEntryPrefix
 	KubeletLogEntryPrefix = entries.KubeletLogEntryPrefix
 	DelaysEntryPrefix     = entries.DelaysEntryPrefix
 	ExistingConfig        = entries.ExistingConfig

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/podlifecycle/conformance/framework/entries"
 	"github.com/podlifecycle/conformance/framework/observe"
@@ -48,15 +49,56 @@ func (e *Env) Namespace(ctx context.Context) string {
 // timeline is attached to the spec's report (printed when the spec fails) and saved
 // under the suite's artifacts; when the spec fails, so are the kubelet's log lines
 // about the pod, if the node has a shell. The pod goes with its namespace.
+//
+// A host flake (observe.HostFlake: the runtime failed a container's cgroup, not the
+// pod) is answered once: the pod is deleted and made again under the same name, and
+// the spec's report carries the flake under entries.InfraRetryEntryPrefix.
 func (e *Env) Run(ctx context.Context, ns string, pod *corev1.Pod) *observe.Timeline {
 	GinkgoHelper()
 	tl := e.Follow(ctx, ns, pod.Name)
 	pod = pod.DeepCopy()
 	pod.Namespace = ns
+	tl.RetryHostFlakeOnce(func(string) {
+		if err := e.remake(context.WithoutCancel(ctx), pod); err != nil {
+			tl.Note("making the pod again after a host flake: " + err.Error())
+		}
+	})
 	if _, err := e.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		Fail(fmt.Sprintf("creating pod %s/%s: %v", ns, pod.Name, err))
 	}
 	return tl
+}
+
+// remakeBound bounds making a pod again after a host flake: its deletion with no
+// grace period (a held pod's finalizer removed first) and its creation.
+const remakeBound = 60 * time.Second
+
+// remake deletes pod, as the spec created it, at once, waits until it has left the
+// API, and creates it again.
+func (e *Env) remake(ctx context.Context, pod *corev1.Pod) error {
+	ctx, cancel := context.WithTimeout(ctx, remakeBound)
+	defer cancel()
+	pods := e.Client.CoreV1().Pods(pod.Namespace)
+	if len(pod.Finalizers) > 0 {
+		patch := []byte(`{"metadata":{"finalizers":null}}`)
+		if _, err := pods.Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	if err := pods.Delete(ctx, pod.Name, *metav1.NewDeleteOptions(0)); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	if err := wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		_, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, err
+	}); err != nil {
+		return fmt.Errorf("waiting for the flaked pod to leave the API: %w", err)
+	}
+	_, err := pods.Create(ctx, pod, metav1.CreateOptions{})
+	return err
 }
 
 // Follow starts a timeline for the pod named name in ns, which someone else creates (a
@@ -72,6 +114,9 @@ func (e *Env) Follow(ctx context.Context, ns, name string) *observe.Timeline {
 	e.watchForKubeletLog(tl)
 	DeferCleanup(func() {
 		tl.Stop()
+		for _, flake := range tl.HostFlakes() {
+			AddReportEntry(entries.InfraRetryEntryPrefix+name, flake)
+		}
 		AddReportEntry(entries.TimelineEntryPrefix+name, tl.String(), ReportEntryVisibilityFailureOrVerbose)
 		if err := tl.Save(e.Artifacts, CurrentSpecReport().FullText()); err != nil {
 			GinkgoWriter.Printf("saving timeline of %s: %v\n", name, err)

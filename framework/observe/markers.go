@@ -32,11 +32,15 @@ func (m Marker) String() string {
 // it, see WithMarkers) and to the container's log, through PID 1's stdout, so that
 // markers of hooks (whose own output is not logged) reach the log too and outlive the
 // container. Busybox's date has no sub-second format, so the time is read with
-// adjtimex(2) (busybox adjtimex, microseconds) and truncated to milliseconds; the
-// fork of adjtimex and awk delays a marker by a few milliseconds. The clock is the
-// host's: kind nodes are containers sharing the host kernel, as does the test runner.
+// adjtimex(2) (busybox adjtimex) and truncated to milliseconds; the fork of adjtimex
+// and awk delays a marker by a few milliseconds. Its tv_usec holds nanoseconds when
+// the kernel's clock is in nanosecond mode (STA_NANO, 8192, in status; a host's time
+// daemon can set it at any moment): read as microseconds, every marker would have 16
+// digits and be dropped as noise. The clock is the host's: kind nodes are containers
+// sharing the host kernel, as does the test runner.
 func MarkShell(container string) string {
-	return `mark() { ms=$(adjtimex | awk '/tv_sec/{s=$2} /tv_usec/{u=$2} END{printf "%d%03d", s, int(u/1000)}'); ` +
+	return `mark() { ms=$(adjtimex | awk '/status/{st=$2} /tv_sec/{s=$2} /tv_usec/{u=$2} ` +
+		`END{if (int(st/8192)%2==1) u=int(u/1000); printf "%d%03d", s, int(u/1000)}'); ` +
 		`line="$ms ` + container + ` $1"; [ -d ` + MarkerDir + ` ] && echo "$line" >> ` + MarkerDir + `/markers; echo "$line" > /proc/1/fd/1; }; `
 }
 

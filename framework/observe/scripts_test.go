@@ -99,3 +99,33 @@ func TestStopperScriptMarksSignalsAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// The mark function reads adjtimex's tv_usec as microseconds, or as nanoseconds when
+// the clock's status has STA_NANO: both give the same 13-digit millisecond marker.
+func TestMarkReadsTheClockInBothModes(t *testing.T) {
+	for name, out := range map[string]string{
+		"microseconds": "    status:       64 (UNSYNC)\n    time.tv_sec:  1796319667\n    time.tv_usec: 590114\n",
+		"nanoseconds":  "    status:       8256 (UNSYNC)\n    time.tv_sec:  1796319667\n    time.tv_usec: 590114373\n",
+	} {
+		bin := t.TempDir()
+		if err := os.WriteFile(filepath.Join(bin, "adjtimex"), []byte("#!/bin/sh\nprintf '"+out+"'\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// /proc/1/fd/1 is not ours outside a container: the marker file is read instead.
+		dir := t.TempDir()
+		script := strings.NewReplacer("[ -d "+MarkerDir+" ]", "[ -d "+dir+" ]", MarkerDir+"/markers", dir+"/markers").Replace(MarkShell("main")) + "mark started"
+		cmd := exec.Command("sh", "-c", strings.ReplaceAll(script, "/proc/1/fd/1", "/dev/null"))
+		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v: %s", name, err, b)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "markers"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, _ := ParseMarkers(strings.NewReader(string(data)))
+		if len(ms) != 1 || ms[0].At.UnixMilli() != 1796319667590 || ms[0].Event != "started" {
+			t.Errorf("%s: marker file %q read as %v, want 1796319667590 main started", name, data, ms)
+		}
+	}
+}

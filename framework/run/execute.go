@@ -19,7 +19,6 @@ import (
 	"github.com/podlifecycle/conformance/framework/cluster"
 	"github.com/podlifecycle/conformance/framework/config"
 	"github.com/podlifecycle/conformance/framework/report"
-	"github.com/podlifecycle/conformance/framework/entries"
 	"github.com/podlifecycle/conformance/framework/sidebyside"
 	"github.com/podlifecycle/conformance/framework/statements"
 )
@@ -228,17 +227,8 @@ func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, records ma
 	var suitesErr error
 	flags := append(slices.Clone(pass.GinkgoFlags), focus...)
 	if pass.SideBySide {
-		together := flags
-		if pass.QuietAfter {
-			together = andLabels(flags, "!"+entries.QuietLabel)
-		}
-		suitesErr = e.sideBySide(ctx, env, pass, together, junit, p.ReportJSON)
+		suitesErr = e.sideBySide(ctx, env, pass, flags, junit, p.ReportJSON)
 		e.phase("suites side by side"+suffix, time.Since(start))
-		if pass.QuietAfter && ctx.Err() == nil {
-			quietStart := time.Now()
-			suitesErr = errors.Join(suitesErr, e.quietAfter(ctx, env, pass, andLabels(flags, entries.QuietLabel), p.ReportJSON, junit))
-			e.phase("suites, the Quiet specs after"+suffix, time.Since(quietStart))
-		}
 	} else {
 		args := append(flags, "--output-dir="+pass.OutDir, "--json-report="+p.ReportJSON, "--junit-report="+junit)
 		args = append(args, suites...)
@@ -263,33 +253,7 @@ func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, records ma
 	return nil
 }
 
-// andLabels is flags with their label filter narrowed by and.
-func andLabels(flags []string, and string) []string {
-	out := slices.Clone(flags)
-	for i, f := range out {
-		if l, ok := strings.CutPrefix(f, "--label-filter="); ok {
-			out[i] = "--label-filter=(" + l + ") && " + and
-		}
-	}
-	return out
-}
-
-// quietAfter runs the pass's Quiet specs, one suite after another in one Ginkgo, and
-// merges their results into the side-by-side run's reports (jsonReport and junit in
-// the pass's directory), where the label filter had left them out.
-func (e Executor) quietAfter(ctx context.Context, env []string, pass VersionPass, flags []string, jsonReport, junit string) error {
-	quietJSON := "quiet-" + jsonReport
-	fmt.Fprintf(e.Out, "running the Quiet specs (Serial, the machine to themselves) one suite after another\n")
-	args := append(flags, "--output-dir="+pass.OutDir, "--json-report="+quietJSON)
-	args = append(args, pass.Suites...)
-	runErr := e.command(ctx, env, e.Ginkgo[0], append(slices.Clone(e.Ginkgo[1:]), args...)...)
-	if err := MergeQuietInto(filepath.Join(pass.OutDir, jsonReport), filepath.Join(pass.OutDir, quietJSON), filepath.Join(pass.OutDir, junit)); err != nil {
-		return errors.Join(runErr, fmt.Errorf("merging the Quiet specs' report: %w", err))
-	}
-	return runErr
-}
-
-// sideBySide runs the pass's suites at once, one Ginkgo each.
+// sideBySide runs the pass's suites at once, one Ginkgo each (the Slow set).
 func (e Executor) sideBySide(ctx context.Context, env []string, pass VersionPass, flags []string, junit, jsonReport string) error {
 	r := sidebyside.Run{
 		Ginkgo: e.Ginkgo, Flags: flags, Suites: pass.Suites,

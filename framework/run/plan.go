@@ -1,6 +1,6 @@
 // Package run plans and runs what `make e2e` does: per Kubernetes version the
 // version's images, the kind clusters of the run made ahead of the suites, the
-// suites (one Ginkgo run, or, for a run of every spec, side by side and then the Quiet specs), the run's clusters
+// suites (one Ginkgo run, or side by side for the Slow set), the run's clusters
 // deleted once every suite passed, the report, and the wall time of each phase. The
 // plan is a value (Plan) computed from the options alone, so that which clusters,
 // suites, filters and versions a run takes is unit-tested without Docker; Execute
@@ -70,13 +70,8 @@ type VersionPass struct {
 	// the first suite (a run of every spec; a partial run makes only what its suites
 	// ask for, as they start).
 	ClustersAhead []string
-	// SideBySide: one Ginkgo per suite at once, reports merged (a run of every spec:
-	// most of them wait for kubelet timers, not for the CPU).
+	// SideBySide: the Slow set, one Ginkgo per suite at once, reports merged.
 	SideBySide bool
-	// QuietAfter: the specs labelled Quiet (framework/suite.Quiet, which need the
-	// machine to themselves) are left out of the side-by-side run and run after it,
-	// in one Ginkgo over the suites, their results merged into its report.
-	QuietAfter bool
 	// RerunFailed: the suites and focus come from the saved report in OutDir.
 	RerunFailed bool
 	Suites      []string
@@ -105,8 +100,8 @@ func NewPlan(o Options, repo fs.FS) (Plan, error) {
 	}
 	flags := GinkgoFlags(o, labels)
 	// A run of every spec (the whole default set or the whole Slow set, no focus, not
-	// a rerun) on kind clusters makes its clusters ahead and runs its suites side by
-	// side, the Quiet specs of the default set after them.
+	// a rerun) on kind clusters makes its clusters ahead; the Slow set then runs side
+	// by side.
 	whole := !o.ExistingCluster() && !o.RerunFailed && o.Focus == "" && (labels == "!Slow" || labels == "Slow")
 	suites, configs, focusFiles := o.Suites, []string(nil), []string(nil)
 	if o.Shard.Whole() {
@@ -159,8 +154,7 @@ func NewPlan(o Options, repo fs.FS) (Plan, error) {
 			OutDir:        o.Artifacts,
 			BuildImages:   !o.ExistingCluster(),
 			ClustersAhead: ahead,
-			SideBySide:    whole,
-			QuietAfter:    whole && labels == "!Slow",
+			SideBySide:    whole && labels == "Slow",
 			RerunFailed:   o.RerunFailed,
 			Suites:        suites,
 			FocusFiles:    focusFiles,

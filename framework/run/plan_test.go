@@ -67,7 +67,7 @@ func TestWholeRunMakesItsClustersAhead(t *testing.T) {
 	if want := []string{"kind-configs/backoff-profiles.yaml", "kind-configs/default.yaml"}; !reflect.DeepEqual(v.ClustersAhead, want) {
 		t.Errorf("clusters ahead %v, want %v", v.ClustersAhead, want)
 	}
-	if !v.SideBySide || !v.QuietAfter || !v.BuildImages || v.OutDir != "_artifacts" || !p.DeleteClusters || p.ReportJSON != "e2e.json" {
+	if v.SideBySide || !v.BuildImages || v.OutDir != "_artifacts" || !p.DeleteClusters || p.ReportJSON != "e2e.json" {
 		t.Errorf("pass %+v, plan %+v", v, p)
 	}
 	want := []string{"--keep-going", "--timeout=80m", "--poll-progress-after=120s", "--procs=4", "--label-filter=!Slow", "--no-color"}
@@ -78,8 +78,8 @@ func TestWholeRunMakesItsClustersAhead(t *testing.T) {
 
 func TestSlowSetRunsSideBySide(t *testing.T) {
 	v := plan(t, Options{Config: config.Config{Labels: "Slow"}}).Versions[0]
-	if !v.SideBySide || v.QuietAfter || len(v.ClustersAhead) != 2 {
-		t.Errorf("Slow: %+v, want side by side with its clusters made ahead, no Quiet specs after", v)
+	if !v.SideBySide || len(v.ClustersAhead) != 2 {
+		t.Errorf("Slow: %+v, want side by side with its clusters made ahead", v)
 	}
 }
 
@@ -91,7 +91,7 @@ func TestPartialRunsMakeNothingAhead(t *testing.T) {
 		"a cluster of yours": {Config: config.Config{Kubeconfig: "/kubeconfig"}},
 	} {
 		v := plan(t, o).Versions[0]
-		if len(v.ClustersAhead) > 0 || v.SideBySide || v.QuietAfter {
+		if len(v.ClustersAhead) > 0 || v.SideBySide {
 			t.Errorf("%s: %+v, want no clusters made ahead and one Ginkgo run", name, v)
 		}
 	}
@@ -234,12 +234,5 @@ func TestShardPlan(t *testing.T) {
 	}
 	if _, err := NewPlan(Options{Config: config.Config{Shard: Shard{Index: 1, Count: 2}, RerunFailed: true}, Report: "e2e", Suites: o.Suites}, shardRepo); err == nil {
 		t.Error("SHARD with RERUN_FAILED: want an error")
-	}
-}
-
-func TestAndLabels(t *testing.T) {
-	got := andLabels([]string{"--procs=4", "--label-filter=!Slow", "--no-color"}, "!Quiet")
-	if want := []string{"--procs=4", "--label-filter=(!Slow) && !Quiet", "--no-color"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("%q, want %q", got, want)
 	}
 }

@@ -25,6 +25,7 @@ type Charts struct {
 	Delays      []*Chart
 	Experiments []*Chart
 	Timelines   [][]*Chart
+	Run         *Chart // doc.Spans: where the run's time went
 }
 
 // Draw draws the document's charts: every delay table, every experiment with
@@ -46,6 +47,11 @@ func Draw(doc report.Document) (Charts, error) {
 		}
 		c.Experiments[i] = chartOf(svg, "timings-%d.svg", i+1)
 	}
+	svg, err := runChart(doc.Spans)
+	if err != nil {
+		return Charts{}, fmt.Errorf("chart of the run's time: %w", err)
+	}
+	c.Run = chartOf(svg, "run.svg")
 	for i, f := range doc.Failures {
 		c.Timelines[i] = make([]*Chart, len(f.Timelines))
 		for j, tl := range f.Timelines {
@@ -61,7 +67,7 @@ func Draw(doc report.Document) (Charts, error) {
 
 // All is every chart drawn.
 func (c Charts) All() []*Chart {
-	out := append(slices.Clone(c.Delays), c.Experiments...)
+	out := append(append(slices.Clone(c.Delays), c.Experiments...), c.Run)
 	for _, tls := range c.Timelines {
 		out = append(out, tls...)
 	}

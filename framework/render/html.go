@@ -28,6 +28,7 @@ func page() (*template.Template, error) {
 		"values":    formatValues,
 		"clock":     func(t time.Time) string { return t.UTC().Format("15:04:05.000") },
 		"seconds":   func(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) },
+		"spanRows":  report.SpanRows,
 		// The SVG is gonum/plot's output for the report's own data; vgsvg escapes
 		// every text it draws, so it goes in as markup.
 		"svg": func(c *Chart) template.HTML { return template.HTML(c.SVG) },

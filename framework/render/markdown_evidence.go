@@ -126,6 +126,15 @@ func mdFacts(w io.Writer, doc report.Document) {
 
 func mdTimings(w io.Writer, doc report.Document, charts Charts) {
 	fmt.Fprintf(w, "## Timing\n\n")
+	if len(doc.Spans) > 0 {
+		fmt.Fprintf(w, "### Where the run's time went\n\n")
+		mdChart(w, charts.Run, "where the run's time went")
+		mdHeader(w, "lane", "what", "from (since the run started)", "for")
+		for _, r := range report.SpanRows(doc.Spans) {
+			mdRow(w, r.Lane, r.Kind, r.From.String(), r.For.String())
+		}
+		fmt.Fprintln(w)
+	}
 	if len(doc.Delays) > 0 {
 		fmt.Fprintf(w, "### Crash-loop restart delays\n\n")
 	}

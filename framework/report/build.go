@@ -77,6 +77,7 @@ func (b *builder) addSuite(run Run, version string, suite types.Report) {
 	}
 	b.addFacts(col, dir, facts)
 
+	b.doc.Spans = append(b.doc.Spans, suiteSpans(dir, col, suite)...)
 	result := SuiteResult{Version: run.Version, Suite: dir, Column: col, ConfigDerived: facts == nil, WallTime: suite.RunTime}
 	for _, s := range suite.SpecReports {
 		if s.LeafNodeType.Is(types.NodeTypeSynchronizedBeforeSuite|types.NodeTypeBeforeSuite) && s.State.Is(types.SpecStateFailureStates) {

@@ -556,3 +556,26 @@ func TestInfraRetriesAreListedWithTheirError(t *testing.T) {
 		t.Errorf("PC-2 %s: a retried spec keeps the verdict of the pod made again", r.Verdict)
 	}
 }
+
+// The run's timeline: each suite's span, and that of the Serial specs it ran.
+func TestSuiteSpans(t *testing.T) {
+	t0 := time.Date(2026, 12, 3, 17, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	serial := func(from, to int, state types.SpecState) types.SpecReport {
+		return types.SpecReport{LeafNodeType: types.NodeTypeIt, IsSerial: true, State: state, StartTime: at(from), EndTime: at(to)}
+	}
+	suite := types.Report{StartTime: at(0), EndTime: at(200), SpecReports: types.SpecReports{
+		{LeafNodeType: types.NodeTypeIt, State: types.SpecStatePassed, StartTime: at(1), EndTime: at(150)},
+		serial(210, 230, types.SpecStatePassed), serial(240, 250, types.SpecStateFailed),
+		serial(0, 0, types.SpecStateSkipped),
+	}}
+	got := suiteSpans("suites/probes", Column{Version: "v1.37.2", Config: DefaultConfig}, suite)
+	if len(got) != 2 || got[0].Kind != SpanSuite || !got[0].End.Equal(at(200)) ||
+		got[1].Kind != SpanQuiet || !got[1].Start.Equal(at(210)) || !got[1].End.Equal(at(250)) || got[1].Lane != "suites/probes · v1.37.2 · default" {
+		t.Errorf("spans %+v", got)
+	}
+	rows := SpanRows(append([]RunSpan{{Lane: SetupLane, Kind: SpanSetup, Start: at(-100), End: at(0)}}, got...))
+	if rows[0].From != 0 || rows[1].From != 100*time.Second || rows[2].For != 40*time.Second {
+		t.Errorf("rows %+v", rows)
+	}
+}

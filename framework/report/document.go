@@ -41,6 +41,9 @@ type Document struct {
 	Delays        []DelaysRef
 	Experiments   []ExperimentRef
 	Failures      []FailureRef
+	// Spans: where the run's wall time went, in run order (framework/run adds the
+	// set-up before the suites from the run's record).
+	Spans []RunSpan
 	// InfraRetries: the host flakes the pod helper answered by making a pod again
 	// (observe.HostFlake's rule), in run order.
 	InfraRetries []InfraRetryRef

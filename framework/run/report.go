@@ -30,7 +30,8 @@ type ReportOptions struct {
 // prints the one-screen summary to stdout. It refuses a directory that holds no run
 // of its own (see report.LoadRunsIn), so that an earlier run is never shown as this one.
 func WriteReport(o ReportOptions, stdout io.Writer) error {
-	if _, err := CheckRuns(o.Artifacts, o.JSON); err != nil {
+	recs, err := CheckRuns(o.Artifacts, o.JSON)
+	if err != nil {
 		return err
 	}
 	runs, err := report.LoadRunsIn(o.Artifacts, o.JSON)
@@ -40,6 +41,11 @@ func WriteReport(o ReportOptions, stdout io.Writer) error {
 	doc, err := report.Build(o.Artifacts[0], runs, o.Catalogue, o.Suites)
 	if err != nil {
 		return err
+	}
+	if len(recs) == 1 && recs[0].SuitesStarted.After(recs[0].Started) {
+		// One run (not shards): its set-up is from its start to its suites' start.
+		doc.Spans = append([]report.RunSpan{{Lane: report.SetupLane, Kind: report.SpanSetup,
+			Start: recs[0].Started, End: recs[0].SuitesStarted}}, doc.Spans...)
 	}
 	if doc.KillMatrix, err = killMatrix(o.Artifacts[0]); err != nil {
 		return err

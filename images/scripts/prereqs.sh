@@ -27,11 +27,13 @@ TEST_PREREQS=(
   "shellcheck     |command -v shellcheck                           |linting every shell script of the build"
 )
 # What `make report-screenshots` needs (scripts/report-screenshots.sh): a browser that
-# renders report.html headless and reports its console. Installed when root, as for
+# renders report.html headless and reports its console, and the fonts the page names. Installed when root, as for
 # make test; nothing else in the build uses it.
 # shellcheck disable=SC2034 # read by scripts/report-screenshots.sh, which sources this file
 SCREENSHOT_PREREQS=(
   "chromium       |command -v chromium                             |rendering report.html headless, its screenshots"
+  "fonts-liberation2|test -f /usr/share/fonts/truetype/liberation2/LiberationSans-Regular.ttf|the report's font (Arial metrics, as the charts are laid out)"
+  "fonts-noto-cjk |test -f /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc|the Korean and Chinese quotes of the pages"
 )
 GO_MIN_MINOR=26 # Go 1.26: the module's go directive; not from apt (Debian's is older)
 

@@ -18,26 +18,21 @@ func runChart(spans []report.RunSpan) ([]byte, error) {
 	if len(spans) == 0 {
 		return nil, nil
 	}
+	rows := report.SpanRows(spans)
 	var lanes []string
-	t0, end := spans[0].Start, spans[0].End
-	for _, s := range spans {
-		if !slices.Contains(lanes, s.Lane) {
-			lanes = append(lanes, s.Lane)
+	var end time.Duration
+	for _, r := range rows {
+		if !slices.Contains(lanes, r.Lane) {
+			lanes = append(lanes, r.Lane)
 		}
-		if s.Start.Before(t0) {
-			t0 = s.Start
-		}
-		if s.End.After(end) {
-			end = s.End
-		}
+		end = max(end, r.From+r.For)
 	}
 	p := newPlot("where the run's time went")
 	p.X.Label.Text = "minutes since the run started"
 	y := func(lane string) float64 { return float64(len(lanes) - slices.Index(lanes, lane)) }
-	minutes := func(t time.Time) float64 { return t.Sub(t0).Minutes() }
 	inLegend := map[string]bool{}
-	for _, s := range spans {
-		line, err := plotter.NewLine(plotter.XYs{{X: minutes(s.Start), Y: y(s.Lane)}, {X: minutes(s.End), Y: y(s.Lane)}})
+	for _, s := range rows {
+		line, err := plotter.NewLine(plotter.XYs{{X: s.From.Minutes(), Y: y(s.Lane)}, {X: (s.From + s.For).Minutes(), Y: y(s.Lane)}})
 		if err != nil {
 			return nil, err
 		}
@@ -57,7 +52,7 @@ func runChart(spans []report.RunSpan) ([]byte, error) {
 	}
 	p.Y.Tick.Marker = ticks
 	p.Y.Min, p.Y.Max = 0.3, float64(len(lanes))+0.7
-	p.X.Min, p.X.Max = 0, max(minutes(end), 0.1)*1.02
+	p.X.Min, p.X.Max = 0, max(end.Minutes(), 0.1)*1.02
 	return svgOf(p, 8*vg.Inch, vg.Length(len(lanes))*0.32*vg.Inch+1.2*vg.Inch)
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
-	"regexp"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -43,9 +42,9 @@ func svgOf(p *plot.Plot, w, h vg.Length) ([]byte, error) {
 	legend := p.Legend
 	p.Legend = plot.NewLegend()
 	legendWidth := vg.Length(0)
-	if legend.Rectangle(draw.Canvas{}).Size().Y > 0 { // gonum/plot keeps the entries private
+	if size := legend.Rectangle(draw.Canvas{}).Size(); size.Y > 0 { // gonum/plot keeps the entries private
 		// 10 % slack for a sans-serif that stands in where no Arial-metric font is.
-		legendWidth = legend.Rectangle(draw.Canvas{}).Size().X*1.1 + vg.Points(12)
+		legendWidth = size.X*1.1 + vg.Points(12)
 	}
 	// gonum/plot centres the title over the plot's canvas: it must fit in w, with the
 	// same 10 % slack for the page's font.
@@ -75,13 +74,10 @@ func svgOf(p *plot.Plot, w, h vg.Length) ([]byte, error) {
 	return withPageFont(out), nil
 }
 
-// svgFamily is the font-family vgsvg writes for the charts' font.
-var svgFamily = regexp.MustCompile(`font-family:Liberation Sans;`)
-
 // withPageFont names the page's font stack where vgsvg named the font it measured.
 func withPageFont(svg []byte) []byte {
 	stack := strings.ReplaceAll(PageFont, `"`, `'`) // inside a double-quoted style attribute
-	return svgFamily.ReplaceAll(svg, []byte("font-family:"+stack+";"))
+	return bytes.ReplaceAll(svg, []byte("font-family:Liberation Sans;"), []byte("font-family:"+stack+";"))
 }
 
 // wrap breaks text at spaces into lines no wider than width in style.

@@ -80,8 +80,7 @@ func (e *Env) remake(ctx context.Context, pod *corev1.Pod) error {
 	defer cancel()
 	pods := e.Client.CoreV1().Pods(pod.Namespace)
 	if len(pod.Finalizers) > 0 {
-		patch := []byte(`{"metadata":{"finalizers":null}}`)
-		if _, err := pods.Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		if err := e.removeFinalizers(ctx, pod.Namespace, pod.Name); err != nil {
 			return err
 		}
 	}
@@ -139,11 +138,19 @@ func (e *Env) Hold(ns string, p *corev1.Pod) *corev1.Pod {
 
 // Release removes the finalizers of a held pod.
 func (e *Env) Release(ctx context.Context, ns, name string) {
-	patch := []byte(`{"metadata":{"finalizers":null}}`)
-	_, err := e.Client.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
-	if err != nil && !apierrors.IsNotFound(err) {
+	if err := e.removeFinalizers(ctx, ns, name); err != nil {
 		Fail("removing the finalizer of " + ns + "/" + name + ": " + err.Error())
 	}
+}
+
+// removeFinalizers removes every finalizer of the pod; a pod already gone is no error.
+func (e *Env) removeFinalizers(ctx context.Context, ns, name string) error {
+	patch := []byte(`{"metadata":{"finalizers":null}}`)
+	_, err := e.Client.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
 }
 
 // ConditionOf is p's condition of type t; it fails the spec when p has none.

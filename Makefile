@@ -19,6 +19,13 @@ ARTIFACTS ?= _artifacts
 # terminated-pod-gc-threshold); lifecycle/nodeloss (Slow only) loses two workers of it
 # that only it uses, and lifecycle/pressure drives a third into memory pressure.
 SUITES   := cluster lifecycle restart probes termination declaredfeatures restart/profiles termination/gated lifecycle/nodeloss lifecycle/pressure
+# How make e2e runs them side by side: three Ginkgo runs at once, each over the suites
+# of its stream in turn (a stream's specs wait on kubelet timers more than on the CPU;
+# more streams overload 2 cores at their start), balanced by a warm run's suite times:
+# restart's crash loops; lifecycle, probes, termination (termination, with the tightest
+# timings, last, once restart's loops are over); the backoff-profiles cluster's suites.
+# The specs labelled Quiet run after the streams, alone.
+STREAMS  := cluster restart declaredfeatures | lifecycle probes termination | restart/profiles termination/gated lifecycle/nodeloss lifecycle/pressure
 
 # The switches: each Makefile variable is the flag of the same name of podlifecycle
 # (framework/config holds them, their defaults and their checks; the README's switch
@@ -33,7 +40,7 @@ given   = $(filter-out undefined default,$(origin $(1)))
 flag_of = $(if $(call given,$(1)),-$(2)='$($(1))')
 SWITCH_FLAGS = $(foreach s,$(SWITCHES),$(call flag_of,$(word 1,$(subst :, ,$(s))),$(word 2,$(subst :, ,$(s))))) \
 	-artifacts='$(ARTIFACTS)' $(if $(filter command line override,$(origin KUBECONFIG)),-kubeconfig='$(KUBECONFIG)')
-RUN_FLAGS = $(SWITCH_FLAGS) -project-suites '$(SUITES)'
+RUN_FLAGS = $(SWITCH_FLAGS) -project-suites '$(SUITES)' -streams '$(STREAMS)'
 
 .PHONY: test e2e e2e-ab preflight plan list images test-images mutants report compare report-screenshots runner-image runner-job clean FORCE $(addprefix e2e-,$(SUITES))
 

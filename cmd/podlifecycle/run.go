@@ -102,6 +102,7 @@ func parseRun(verb string, args []string) (run.Options, []string, error) {
 	o.Register(fs)
 	fs.StringVar(&o.Report, "report", "e2e", "the run's report name: <name>.json, <name>-junit.xml")
 	projectSuites := fs.String("project-suites", "", "every suite of the project, space-separated (the report tells 'not in this run' from 'no spec' by it)")
+	streams := fs.String("streams", "", "how a run of the whole default set runs its suites side by side: streams separated by '|', each suite names run one after another (\"restart | lifecycle probes\"); a suite no stream names runs alone")
 	ginkgo := fs.String("ginkgo", "go tool ginkgo", "the command that runs Ginkgo")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -113,6 +114,11 @@ func parseRun(verb string, args []string) (run.Options, []string, error) {
 	}
 	o.Suites = fs.Args()
 	o.ProjectSuites = strings.Fields(*projectSuites)
+	for _, stream := range strings.Split(*streams, "|") {
+		if names := strings.Fields(stream); len(names) > 0 {
+			o.Streams = append(o.Streams, names)
+		}
+	}
 	o.Color = isTerminal(os.Stdout)
 	if err := o.Abs(); err != nil {
 		return o, nil, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -47,6 +48,24 @@ func answers(ctx context.Context, c *Cluster) error {
 		return fmt.Errorf("unreachable or not ready (GET /readyz): %w", err)
 	}
 	return nil
+}
+
+// runClusterPatience is how long a suite waits for a cluster its run made ahead to
+// answer again: long enough for the load of suites starting side by side to pass; a
+// cluster still not ready after it is broken rather than busy.
+const runClusterPatience = 3 * time.Minute
+
+// answersWithin is answers, tried again every 5 s for up to patience.
+func answersWithin(ctx context.Context, c *Cluster, patience time.Duration) error {
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 5*time.Second, patience, true, func(ctx context.Context) (bool, error) {
+		last = answers(ctx, c)
+		return last == nil, nil
+	})
+	if err != nil && last != nil {
+		return last
+	}
+	return err
 }
 
 func (Existing) Release(context.Context, *Cluster, Outcome) error { return nil }

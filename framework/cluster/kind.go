@@ -200,12 +200,22 @@ func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
 		return nil, fmt.Errorf("listing kind clusters: %w", err)
 	}
 	if slices.Contains(existing, name) {
+		ours := k.opts.RunID != "" && readRunMarker(k.opts.StateDir, name) == k.opts.RunID
 		err := exportKubeconfig(k.provider, name, c.Kubeconfig)
 		if err == nil {
 			err = answers(ctx, c)
 		}
+		if err != nil && ours {
+			// Made ahead by this run, for every suite: an API server that answers
+			// slowly while the suites start side by side is waited for; deleting it
+			// would pull it from under the suites already on it.
+			err = answersWithin(ctx, c, runClusterPatience)
+			if err != nil {
+				return nil, fmt.Errorf("kind cluster %s, made by this run, does not answer after %s (%w); it is kept for the run's other suites", name, runClusterPatience, err)
+			}
+		}
 		if err == nil {
-			k.created = k.opts.RunID != "" && readRunMarker(k.opts.StateDir, name) == k.opts.RunID
+			k.created = ours
 			fmt.Fprintf(os.Stderr, "reusing kind cluster %s (config %s)\n", name, k.config.Path)
 			return c, nil
 		}

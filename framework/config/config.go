@@ -48,7 +48,7 @@ type Switch struct {
 // Switches is the table the Makefile's SWITCHES mirrors (a test holds them equal) and
 // the README's switch reference is written from (podlifecycle switches).
 var Switches = []Switch{
-	{"LABELS", "labels", "Ginkgo label filter: statement IDs (PL-1||RS-6), Slow, Disruptive, Serial", str(func(c *Config) *string { return &c.Labels })},
+	{"LABELS", "labels", "Ginkgo label filter: statement IDs (PL-1||RS-6), Slow, Disruptive, Quiet", str(func(c *Config) *string { return &c.Labels })},
 	{"FOCUS", "focus", "Ginkgo focus, a regular expression on spec text", str(func(c *Config) *string { return &c.Focus })},
 	{"PROCS", "procs", "Ginkgo processes (1 runs one spec at a time)", func(c *Config) flag.Value { return (*procs)(&c.Procs) }},
 	{"K8S_VERSIONS", "k8s-versions", "Kubernetes releases, space-separated (v1.37.2 v1.36.3): every suite once per release, results under ARTIFACTS/<release>", func(c *Config) flag.Value { return &c.Versions }},

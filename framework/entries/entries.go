@@ -73,6 +73,10 @@ type ImageProvenance struct {
 	Source string `json:"source"`
 }
 
+// QuietLabel is the label of framework/suite's Quiet specs: Serial, and run by make e2e
+// after the others, on a machine doing nothing else.
+const QuietLabel = "Quiet"
+
 // DisruptiveLabel is framework/suite's label of specs that can disturb what is not
 // their own; make e2e leaves them out on a cluster it did not make.
 const DisruptiveLabel = "Disruptive"

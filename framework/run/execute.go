@@ -16,8 +16,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/onsi/ginkgo/v2/types"
+
 	"github.com/podlifecycle/conformance/framework/cluster"
 	"github.com/podlifecycle/conformance/framework/config"
+	"github.com/podlifecycle/conformance/framework/entries"
 	"github.com/podlifecycle/conformance/framework/report"
 	"github.com/podlifecycle/conformance/framework/sidebyside"
 	"github.com/podlifecycle/conformance/framework/statements"
@@ -226,9 +229,18 @@ func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, records ma
 	junit := strings.TrimSuffix(p.ReportJSON, ".json") + "-junit.xml"
 	var suitesErr error
 	flags := append(slices.Clone(pass.GinkgoFlags), focus...)
-	if pass.SideBySide {
-		suitesErr = e.sideBySide(ctx, env, pass, flags, junit, p.ReportJSON)
+	if len(pass.Streams) > 0 {
+		together := flags
+		if pass.QuietAfter {
+			together = andLabels(flags, "!"+entries.QuietLabel)
+		}
+		suitesErr = e.sideBySide(ctx, env, pass, together, junit, p.ReportJSON)
 		e.phase("suites side by side"+suffix, time.Since(start))
+		if pass.QuietAfter && ctx.Err() == nil {
+			quietStart := time.Now()
+			suitesErr = errors.Join(suitesErr, e.quietAfter(ctx, env, pass, andLabels(flags, entries.QuietLabel), p.ReportJSON, junit))
+			e.phase("suites, the Quiet specs after"+suffix, time.Since(quietStart))
+		}
 	} else {
 		args := append(flags, "--output-dir="+pass.OutDir, "--json-report="+p.ReportJSON, "--junit-report="+junit)
 		args = append(args, suites...)
@@ -253,24 +265,84 @@ func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, records ma
 	return nil
 }
 
-// sideBySide runs the pass's suites at once, one Ginkgo each (the Slow set).
+// andLabels is flags with their label filter narrowed by and.
+func andLabels(flags []string, and string) []string {
+	out := slices.Clone(flags)
+	for i, f := range out {
+		if l, ok := strings.CutPrefix(f, "--label-filter="); ok {
+			out[i] = "--label-filter=(" + l + ") && " + and
+		}
+	}
+	return out
+}
+
+// quietAfter runs the pass's Quiet specs, one suite after another in one Ginkgo, and
+// merges their results into the side-by-side run's reports (jsonReport and junit in
+// the pass's directory), where the label filter had left them out. Only the suites
+// that have such a spec (the side-by-side report lists them, filtered out) are built
+// and run again.
+func (e Executor) quietAfter(ctx context.Context, env []string, pass VersionPass, flags []string, jsonReport, junit string) error {
+	suites, err := report.ReadGinkgoJSON(filepath.Join(pass.OutDir, jsonReport))
+	if err != nil {
+		return fmt.Errorf("the Quiet specs: which suites have them: %w", err)
+	}
+	quiet := SuitesWithLabel(suites, pass.Suites, entries.QuietLabel)
+	if len(quiet) == 0 {
+		return nil
+	}
+	quietJSON := "quiet-" + jsonReport
+	fmt.Fprintf(e.Out, "running the Quiet specs (Serial, the machine to themselves) of %s, one suite after another\n", strings.Join(quiet, " "))
+	args := append(flags, "--output-dir="+pass.OutDir, "--json-report="+quietJSON)
+	args = append(args, quiet...)
+	runErr := e.command(ctx, env, e.Ginkgo[0], append(slices.Clone(e.Ginkgo[1:]), args...)...)
+	if err := MergeQuietInto(filepath.Join(pass.OutDir, jsonReport), filepath.Join(pass.OutDir, quietJSON), filepath.Join(pass.OutDir, junit)); err != nil {
+		return errors.Join(runErr, fmt.Errorf("merging the Quiet specs' report: %w", err))
+	}
+	return runErr
+}
+
+// SuitesWithLabel is those of suites (package paths, in their order) whose report
+// holds a spec labelled label, on the spec or on a container.
+func SuitesWithLabel(reports []types.Report, suites []string, label string) []string {
+	has := map[string]bool{}
+	for _, r := range reports {
+		for _, s := range r.SpecReports {
+			if slices.Contains(s.Labels(), label) {
+				has[sidebyside.Name(r.SuitePath)] = true
+			}
+		}
+	}
+	var out []string
+	for _, s := range suites {
+		if has[sidebyside.Name(s)] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sideBySide runs the pass's streams of suites at once, one Ginkgo each.
 func (e Executor) sideBySide(ctx context.Context, env []string, pass VersionPass, flags []string, junit, jsonReport string) error {
 	r := sidebyside.Run{
-		Ginkgo: e.Ginkgo, Flags: flags, Suites: pass.Suites,
+		Ginkgo: e.Ginkgo, Flags: flags, Streams: pass.Streams,
 		OutputDir: pass.OutDir, JSONReport: jsonReport, JUnitReport: junit,
 		Out: e.Out, Env: env, Interrupt: sidebyside.InterruptGroup,
 	}
 	start := time.Now()
-	fmt.Fprintf(e.Out, "running %d suites side by side: %s\n", len(r.Suites), strings.Join(r.Suites, " "))
+	var names []string
+	for _, s := range r.Streams {
+		names = append(names, sidebyside.StreamName(s))
+	}
+	fmt.Fprintf(e.Out, "running %d streams of suites side by side: %s\n", len(r.Streams), strings.Join(names, " | "))
 	results, err := r.Do(ctx)
 	for _, res := range results {
 		state := "passed"
 		if res.Err != nil {
 			state = "FAILED (" + res.Err.Error() + ")"
 		}
-		fmt.Fprintf(e.Out, "  %-24s %s in %s\n", sidebyside.Name(res.Suite), state, res.Elapsed.Round(100*time.Millisecond))
+		fmt.Fprintf(e.Out, "  %-48s %s in %s\n", sidebyside.StreamName(res.Suites), state, res.Elapsed.Round(100*time.Millisecond))
 	}
-	fmt.Fprintf(e.Out, "Ran %d suites side by side in %s\n", len(results), time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(e.Out, "Ran %d streams side by side in %s\n", len(results), time.Since(start).Round(100*time.Millisecond))
 	return err
 }
 

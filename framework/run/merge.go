@@ -2,8 +2,10 @@ package run
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 
+	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/podlifecycle/conformance/framework/report"
@@ -29,6 +31,40 @@ func MergeRerunInto(beforePath, rerunPath string) error {
 	return os.WriteFile(rerunPath, data, 0o644)
 }
 
+// MergeQuietInto merges the report of the Quiet specs (quietPath, removed after) into
+// the side-by-side run's (mainPath), as MergeRerun does a rerun's, and writes the
+// merged JUnit report to junitPath.
+func MergeQuietInto(mainPath, quietPath, junitPath string) error {
+	main, err := report.ReadGinkgoJSON(mainPath)
+	if err != nil {
+		return err
+	}
+	quiet, err := report.ReadGinkgoJSON(quietPath)
+	if err != nil {
+		return err
+	}
+	merged := MergeRerun(main, quiet)
+	data, err := json.Marshal(merged)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(mainPath, data, 0o644); err != nil {
+		return err
+	}
+	var parts []string
+	for i, r := range merged {
+		part := fmt.Sprintf("%s.part%d", junitPath, i)
+		if err := reporters.GenerateJUnitReport(r, part); err != nil {
+			return err
+		}
+		parts = append(parts, part)
+	}
+	if _, err := reporters.MergeAndCleanupJUnitReports(parts, junitPath); err != nil {
+		return err
+	}
+	return os.Remove(quietPath)
+}
+
 // MergeRerun is before with every spec that rerun ran (same suite, same place, same
 // text) replaced by the rerun's result, and each suite's success and special failure
 // reasons as the rerun left them where it ran that suite.
@@ -46,7 +82,8 @@ func MergeRerun(before, rerun []types.Report) []types.Report {
 	for _, r := range rerun {
 		rerunSuites[r.SuitePath] = r
 		for _, s := range r.SpecReports {
-			if s.State != types.SpecStateSkipped || s.LeafNodeType != types.NodeTypeIt {
+			// Left out by the rerun's filter: skipped with no message. A Skip() has one.
+			if s.State != types.SpecStateSkipped || s.Failure.Message != "" || s.LeafNodeType != types.NodeTypeIt {
 				again[keyOf(r.SuitePath, s)] = s
 			}
 		}

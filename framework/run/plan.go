@@ -1,6 +1,6 @@
 // Package run plans and runs what `make e2e` does: per Kubernetes version the
 // version's images, the kind clusters of the run made ahead of the suites, the
-// suites (one Ginkgo run, or side by side for the Slow set), the run's clusters
+// suites (one Ginkgo run, or, for a run of every spec, side by side and then the Quiet specs), the run's clusters
 // deleted once every suite passed, the report, and the wall time of each phase. The
 // plan is a value (Plan) computed from the options alone, so that which clusters,
 // suites, filters and versions a run takes is unit-tested without Docker; Execute
@@ -11,11 +11,13 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"github.com/podlifecycle/conformance/framework/config"
 	"io/fs"
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/podlifecycle/conformance/framework/config"
+	"github.com/podlifecycle/conformance/framework/sidebyside"
 )
 
 // Options are a run: its configuration (the switches) and what the command line
@@ -36,6 +38,10 @@ type Options struct {
 	// Durations: a saved earlier run's spec time per spec file, balancing the shards
 	// (nil: by number of specs).
 	Durations map[string]time.Duration
+	// Streams: how a run of the whole default set groups its suites side by side,
+	// by suite name ({"restart"}, {"lifecycle", "probes"}); a suite of the run no
+	// stream names runs in a stream of its own. Empty: one Ginkgo over every suite.
+	Streams [][]string
 }
 
 // ExistingCluster: KUBECONFIG names a cluster of the user's: nothing is built, made
@@ -70,8 +76,14 @@ type VersionPass struct {
 	// the first suite (a run of every spec; a partial run makes only what its suites
 	// ask for, as they start).
 	ClustersAhead []string
-	// SideBySide: the Slow set, one Ginkgo per suite at once, reports merged.
-	SideBySide bool
+	// Streams: the suites run side by side, one Ginkgo per stream, each stream's
+	// suites one after another, reports merged (a run of every spec: most of them
+	// wait for kubelet timers, not for the CPU). Empty: one Ginkgo over Suites.
+	Streams [][]string
+	// QuietAfter: the specs labelled Quiet (framework/suite.Quiet, which need the
+	// machine to themselves) are left out of the streams and run after them, in one
+	// Ginkgo over the suites, their results merged into its report.
+	QuietAfter bool
 	// RerunFailed: the suites and focus come from the saved report in OutDir.
 	RerunFailed bool
 	Suites      []string
@@ -100,8 +112,8 @@ func NewPlan(o Options, repo fs.FS) (Plan, error) {
 	}
 	flags := GinkgoFlags(o, labels)
 	// A run of every spec (the whole default set or the whole Slow set, no focus, not
-	// a rerun) on kind clusters makes its clusters ahead; the Slow set then runs side
-	// by side.
+	// a rerun) on kind clusters makes its clusters ahead and runs its suites side by
+	// side, the Quiet specs of the default set after them.
 	whole := !o.ExistingCluster() && !o.RerunFailed && o.Focus == "" && (labels == "!Slow" || labels == "Slow")
 	suites, configs, focusFiles := o.Suites, []string(nil), []string(nil)
 	if o.Shard.Whole() {
@@ -127,8 +139,10 @@ func NewPlan(o Options, repo fs.FS) (Plan, error) {
 		}
 	}
 	var ahead []string
+	var streams [][]string
 	if whole {
 		ahead = configs
+		streams = streamsOf(suites, o.Streams, labels == "Slow")
 	}
 	p := Plan{
 		DeleteClusters: !o.ExistingCluster(),
@@ -154,7 +168,8 @@ func NewPlan(o Options, repo fs.FS) (Plan, error) {
 			OutDir:        o.Artifacts,
 			BuildImages:   !o.ExistingCluster(),
 			ClustersAhead: ahead,
-			SideBySide:    whole && labels == "Slow",
+			Streams:       streams,
+			QuietAfter:    len(streams) > 0 && labels == "!Slow",
 			RerunFailed:   o.RerunFailed,
 			Suites:        suites,
 			FocusFiles:    focusFiles,
@@ -185,4 +200,44 @@ func GinkgoFlags(o Options, labels string) []string {
 		flags = append(flags, "--no-color")
 	}
 	return flags
+}
+
+// streamsOf groups the run's suites (package paths) into the streams named (suite
+// names, as sidebyside.Name gives them), in the streams' order, each suite no stream
+// names in one of its own after them; each suite is its own stream when apart is set
+// (the Slow set: its specs wait minutes and disturb no node). Nil when there would be
+// only one stream.
+func streamsOf(suites []string, named [][]string, apart bool) [][]string {
+	if apart {
+		named = nil
+	}
+	byName := map[string]string{}
+	for _, s := range suites {
+		byName[sidebyside.Name(s)] = s
+	}
+	var out [][]string
+	for _, names := range named {
+		var stream []string
+		for _, n := range names {
+			if s, ok := byName[n]; ok {
+				stream = append(stream, s)
+				delete(byName, n)
+			}
+		}
+		if len(stream) > 0 {
+			out = append(out, stream)
+		}
+	}
+	if len(named) == 0 && !apart {
+		return nil
+	}
+	for _, s := range suites {
+		if _, left := byName[sidebyside.Name(s)]; left {
+			out = append(out, []string{s})
+		}
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
 }

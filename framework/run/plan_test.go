@@ -59,7 +59,7 @@ func TestKindConfigsOfASuite(t *testing.T) {
 }
 
 func TestWholeRunMakesItsClustersAhead(t *testing.T) {
-	p := plan(t, Options{Config: config.Config{Labels: "!Slow", Procs: 4}})
+	p := plan(t, Options{Config: config.Config{Labels: "!Slow", Procs: 4}, Suites: []string{"./suites/lifecycle", "./suites/restart", "./suites/restart/profiles"}, Streams: [][]string{{"restart/profiles", "nosuch"}, {"lifecycle"}}})
 	if len(p.Versions) != 1 {
 		t.Fatalf("%d passes, want the default version's", len(p.Versions))
 	}
@@ -67,7 +67,10 @@ func TestWholeRunMakesItsClustersAhead(t *testing.T) {
 	if want := []string{"kind-configs/backoff-profiles.yaml", "kind-configs/default.yaml"}; !reflect.DeepEqual(v.ClustersAhead, want) {
 		t.Errorf("clusters ahead %v, want %v", v.ClustersAhead, want)
 	}
-	if v.SideBySide || !v.BuildImages || v.OutDir != "_artifacts" || !p.DeleteClusters || p.ReportJSON != "e2e.json" {
+	if want := [][]string{{"./suites/restart/profiles"}, {"./suites/lifecycle"}, {"./suites/restart"}}; !reflect.DeepEqual(v.Streams, want) {
+		t.Errorf("streams %q, want %q: the named ones in their order (a suite not in the run left out), then each other suite alone", v.Streams, want)
+	}
+	if !v.QuietAfter || !v.BuildImages || v.OutDir != "_artifacts" || !p.DeleteClusters || p.ReportJSON != "e2e.json" {
 		t.Errorf("pass %+v, plan %+v", v, p)
 	}
 	want := []string{"--keep-going", "--timeout=80m", "--poll-progress-after=120s", "--procs=4", "--label-filter=!Slow", "--no-color"}
@@ -77,9 +80,17 @@ func TestWholeRunMakesItsClustersAhead(t *testing.T) {
 }
 
 func TestSlowSetRunsSideBySide(t *testing.T) {
-	v := plan(t, Options{Config: config.Config{Labels: "Slow"}}).Versions[0]
-	if !v.SideBySide || len(v.ClustersAhead) != 2 {
-		t.Errorf("Slow: %+v, want side by side with its clusters made ahead", v)
+	o := Options{Config: config.Config{Labels: "Slow"}, Suites: []string{"./suites/lifecycle", "./suites/restart"}, Streams: [][]string{{"lifecycle", "restart"}}}
+	v := plan(t, o).Versions[0]
+	if want := [][]string{{"./suites/lifecycle"}, {"./suites/restart"}}; !reflect.DeepEqual(v.Streams, want) || v.QuietAfter || len(v.ClustersAhead) != 1 {
+		t.Errorf("Slow: %+v, want each suite side by side with its clusters made ahead, no Quiet specs after", v)
+	}
+}
+
+func TestWholeRunWithoutStreamsIsOneGinkgo(t *testing.T) {
+	v := plan(t, Options{Config: config.Config{Labels: "!Slow"}}).Versions[0]
+	if len(v.Streams) > 0 || v.QuietAfter || len(v.ClustersAhead) != 2 {
+		t.Errorf("%+v, want the clusters made ahead and one Ginkgo over the suites", v)
 	}
 }
 
@@ -90,8 +101,9 @@ func TestPartialRunsMakeNothingAhead(t *testing.T) {
 		"a rerun":            {Config: config.Config{RerunFailed: true}},
 		"a cluster of yours": {Config: config.Config{Kubeconfig: "/kubeconfig"}},
 	} {
+		o.Streams = [][]string{{"lifecycle"}, {"restart"}}
 		v := plan(t, o).Versions[0]
-		if len(v.ClustersAhead) > 0 || v.SideBySide {
+		if len(v.ClustersAhead) > 0 || len(v.Streams) > 0 || v.QuietAfter {
 			t.Errorf("%s: %+v, want no clusters made ahead and one Ginkgo run", name, v)
 		}
 	}
@@ -234,5 +246,12 @@ func TestShardPlan(t *testing.T) {
 	}
 	if _, err := NewPlan(Options{Config: config.Config{Shard: Shard{Index: 1, Count: 2}, RerunFailed: true}, Report: "e2e", Suites: o.Suites}, shardRepo); err == nil {
 		t.Error("SHARD with RERUN_FAILED: want an error")
+	}
+}
+
+func TestAndLabels(t *testing.T) {
+	got := andLabels([]string{"--procs=4", "--label-filter=!Slow", "--no-color"}, "!Quiet")
+	if want := []string{"--procs=4", "--label-filter=(!Slow) && !Quiet", "--no-color"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("%q, want %q", got, want)
 	}
 }

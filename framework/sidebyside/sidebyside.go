@@ -1,8 +1,8 @@
-// Package sidebyside runs several Ginkgo suites at once, one Ginkgo invocation per
-// suite, and merges what they write into the one JSON and JUnit report a single
-// Ginkgo run over the same suites writes. Ginkgo runs the suites of one invocation one
-// after the other; suites whose specs mostly wait for documented delays (minutes of
-// crash-loop backoff on one cluster, the same on another) can wait side by side.
+// Package sidebyside runs several streams of Ginkgo suites at once, one Ginkgo
+// invocation per stream (its suites one after the other, as Ginkgo runs the suites of
+// one invocation), and merges what they write into the one JSON and JUnit report a
+// single Ginkgo run over the same suites writes. Suites whose specs mostly wait for
+// documented delays (crash-loop backoffs, grace periods) can wait side by side.
 //
 // Side by side, a suite's Serial specs would no longer run alone: the suites of a run
 // share clusters. Every suite started here sees EnvVar, and the suite framework fails
@@ -36,8 +36,9 @@ type Run struct {
 	Ginkgo []string
 	// Flags are given to every suite's Ginkgo, before the report flags this package adds.
 	Flags []string
-	// Suites are the suites' package paths (./suites/restart), in report order.
-	Suites []string
+	// Streams are the suites' package paths (./suites/restart), one list per Ginkgo
+	// invocation, each run in its order; the streams run at once.
+	Streams [][]string
 	// OutputDir receives the merged reports, named JSONReport and JUnitReport (either
 	// may be empty: no such report).
 	OutputDir, JSONReport, JUnitReport string
@@ -51,27 +52,34 @@ type Run struct {
 	Interrupt func(*exec.Cmd) error
 }
 
-// Result is one suite's outcome.
+// Result is one stream's outcome.
 type Result struct {
-	Suite   string
-	Err     error // nil: the suite's Ginkgo exited 0
+	Suites  []string
+	Err     error // nil: the stream's Ginkgo exited 0
 	Elapsed time.Duration
 }
 
-// Do runs every suite at once, waits for all of them, merges their reports and
-// returns each suite's result; the error is non-nil when a suite failed or a report
+// Do runs every stream at once, waits for all of them, merges their reports and
+// returns each stream's result; the error is non-nil when a suite failed or a report
 // could not be merged.
 func (r Run) Do(ctx context.Context) ([]Result, error) {
-	if len(r.Ginkgo) == 0 || len(r.Suites) == 0 {
+	var all []string
+	for _, s := range r.Streams {
+		if len(s) == 0 {
+			return nil, errors.New("sidebyside: a stream without a suite")
+		}
+		all = append(all, s...)
+	}
+	if len(r.Ginkgo) == 0 || len(all) == 0 {
 		return nil, errors.New("sidebyside: a Ginkgo command and at least one suite are needed")
 	}
 	out := &lineWriter{w: r.Out}
 	reports := r.reports()
-	together := EnvVar + "=" + strings.Join(names(r.Suites), ",")
-	results := make([]Result, len(r.Suites))
+	together := EnvVar + "=" + strings.Join(names(all), ",")
+	results := make([]Result, len(r.Streams))
 	var wg sync.WaitGroup
-	for i, suite := range r.Suites {
-		name := Name(suite)
+	for i, stream := range r.Streams {
+		name := StreamName(stream)
 		args := append(append([]string{}, r.Ginkgo[1:]...), r.Flags...)
 		if r.OutputDir != "" {
 			args = append(args, "--output-dir="+r.OutputDir)
@@ -81,7 +89,7 @@ func (r Run) Do(ctx context.Context) ([]Result, error) {
 			reports[j].parts = append(reports[j].parts, filepath.Join(r.OutputDir, part))
 			args = append(args, reports[j].flag+"="+part)
 		}
-		args = append(args, suite)
+		args = append(args, stream...)
 		cmd := exec.CommandContext(ctx, r.Ginkgo[0], args...)
 		env := r.Env
 		if env == nil {
@@ -98,7 +106,7 @@ func (r Run) Do(ctx context.Context) ([]Result, error) {
 		// After the interrupt, Ginkgo's cleanup (spec DeferCleanups, cluster release)
 		// has its own bounds; this only stops a Ginkgo that hangs past all of them.
 		cmd.WaitDelay = 5 * time.Minute
-		results[i].Suite = suite
+		results[i].Suites = stream
 		start := time.Now()
 		if err := cmd.Start(); err != nil {
 			results[i].Err = err
@@ -116,7 +124,7 @@ func (r Run) Do(ctx context.Context) ([]Result, error) {
 	var errs []error
 	for _, res := range results {
 		if res.Err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", res.Suite, res.Err))
+			errs = append(errs, fmt.Errorf("%s: %w", strings.Join(res.Suites, " "), res.Err))
 		}
 	}
 	for _, rep := range reports {
@@ -163,6 +171,9 @@ func Name(suite string) string {
 	return s
 }
 
+// StreamName names a stream by its suites: "restart+restart/profiles".
+func StreamName(stream []string) string { return strings.Join(names(stream), "+") }
+
 func names(suites []string) []string {
 	n := make([]string, len(suites))
 	for i, s := range suites {
@@ -171,11 +182,11 @@ func names(suites []string) []string {
 	return n
 }
 
-// partName is the file one suite's Ginkgo writes its part of report into:
+// partName is the file one stream's Ginkgo writes its part of report into:
 // e2e.json → e2e.restart-profiles.part.json.
 func partName(report, suite string) string {
 	ext := filepath.Ext(report)
-	return strings.TrimSuffix(report, ext) + "." + strings.ReplaceAll(suite, "/", "-") + ".part" + ext
+	return strings.TrimSuffix(report, ext) + "." + strings.NewReplacer("/", "-", "+", "_").Replace(suite) + ".part" + ext
 }
 
 // lineWriter writes whole lines of several writers to one, so that lines of suites

@@ -14,26 +14,34 @@ import (
 )
 
 // fakeGinkgo stands in for Ginkgo: it writes the report files it is asked for (one
-// suite each, named after the suite), prints two lines (the second without a
-// newline), and for the suites a and b waits until the other one has started, which
-// only happens if they run at once. A suite whose path ends in "fails" exits 1; one
-// ending in "hangs" waits for SIGINT and then writes its reports as Ginkgo does.
+// entry per suite it was given, named after the suite; the stream is named after its
+// last suite below), prints two lines (the second without a newline), and for the
+// suites a and b waits until the other one has started, which only happens if they
+// run at once. A suite whose path ends in "fails" exits 1; one ending in "hangs"
+// waits for SIGINT and then writes its reports as Ginkgo does.
 const fakeGinkgo = `#!/bin/sh
+suites=
 for a in "$@"; do
   case $a in
     --output-dir=*) dir=${a#--output-dir=} ;;
     --json-report=*) json=${a#--json-report=} ;;
     --junit-report=*) junit=${a#--junit-report=} ;;
     -*) ;;
-    *) suite=$a ;;
+    *) suites="$suites $a"; suite=$a ;;
   esac
 done
 name=$(basename "$suite")
 report() {
-  printf '[{"SuitePath":"%s","SuiteDescription":"%s","SuiteSucceeded":%s,"SpecReports":[]}]' "$suite" "$name" "$1" >"$dir/$json"
-  [ -z "$junit" ] || printf '<testsuites tests="0" failures="0"><testsuite name="%s" tests="0"></testsuite></testsuites>' "$name" >"$dir/$junit"
+  sep=; js=; xs=
+  for s in $suites; do
+    n=$(basename "$s")
+    js="$js$sep{\"SuitePath\":\"$s\",\"SuiteDescription\":\"$n\",\"SuiteSucceeded\":$1,\"SpecReports\":[]}"; sep=,
+    xs="$xs<testsuite name=\"$n\" tests=\"0\"></testsuite>"
+  done
+  printf '[%s]' "$js" >"$dir/$json"
+  [ -z "$junit" ] || printf '<testsuites tests="0" failures="0">%s</testsuites>' "$xs" >"$dir/$junit"
 }
-touch "$dir/started-$name"
+for s in $suites; do touch "$dir/started-$(basename "$s")"; done
 case $name in
   a) other=b ;; b) other=a ;; *) other= ;;
 esac
@@ -93,7 +101,7 @@ func TestSuitesRunAtOnceAndReportsMerge(t *testing.T) {
 	var out syncBuffer
 	results, err := Run{
 		Ginkgo: []string{writeFake(t)}, Flags: []string{"--procs=4"},
-		Suites:    []string{"./suites/a", "./suites/b", "./suites/c"},
+		Streams:   [][]string{{"./suites/a"}, {"./suites/b"}, {"./suites/c"}},
 		OutputDir: dir, JSONReport: "e2e.json", JUnitReport: "e2e-junit.xml", Out: &out,
 	}.Do(context.Background())
 	if err != nil {
@@ -101,7 +109,7 @@ func TestSuitesRunAtOnceAndReportsMerge(t *testing.T) {
 	}
 	for _, r := range results {
 		if r.Err != nil {
-			t.Errorf("%s: %v", r.Suite, r.Err)
+			t.Errorf("%s: %v", StreamName(r.Suites), r.Err)
 		}
 	}
 	reports := readJSON(t, filepath.Join(dir, "e2e.json"))
@@ -136,7 +144,7 @@ func TestAFailingSuiteFailsTheRunAndKeepsTheOthersReports(t *testing.T) {
 	dir := t.TempDir()
 	var out syncBuffer
 	results, err := Run{
-		Ginkgo: []string{writeFake(t)}, Suites: []string{"./suites/fails", "./suites/c"},
+		Ginkgo: []string{writeFake(t)}, Streams: [][]string{{"./suites/fails"}, {"./suites/c"}},
 		OutputDir: dir, JSONReport: "e2e.json", Out: &out,
 	}.Do(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "./suites/fails") {
@@ -161,7 +169,7 @@ func TestCancelInterruptsEverySuite(t *testing.T) {
 		}
 	}}
 	_, err := Run{
-		Ginkgo: []string{writeFake(t)}, Suites: []string{"./suites/hangs"},
+		Ginkgo: []string{writeFake(t)}, Streams: [][]string{{"./suites/hangs"}},
 		OutputDir: dir, JSONReport: "e2e.json", Out: &out, Interrupt: InterruptGroup,
 	}.Do(ctx)
 	if err == nil {
@@ -172,6 +180,34 @@ func TestCancelInterruptsEverySuite(t *testing.T) {
 	}
 	if got := readJSON(t, filepath.Join(dir, "e2e.json")); len(got) != 1 || got[0].SuiteSucceeded {
 		t.Errorf("the interrupted suite's report: %+v", got)
+	}
+}
+
+// A stream is one Ginkgo over its suites, in order; the merged report keeps the order
+// of the streams and of the suites in each.
+func TestAStreamRunsItsSuitesInOneGinkgo(t *testing.T) {
+	dir := t.TempDir()
+	var out syncBuffer
+	results, err := Run{
+		Ginkgo:    []string{writeFake(t)},
+		Streams:   [][]string{{"./suites/a", "./suites/x/y"}, {"./suites/b"}},
+		OutputDir: dir, JSONReport: "e2e.json", JUnitReport: "e2e-junit.xml", Out: &out,
+	}.Do(context.Background())
+	if err != nil {
+		t.Fatalf("Do: %v\noutput:\n%s", err, out.b.String())
+	}
+	if len(results) != 2 || StreamName(results[0].Suites) != "a+x/y" {
+		t.Errorf("results %+v: want two streams, the first named a+x/y", results)
+	}
+	var paths []string
+	for _, r := range readJSON(t, filepath.Join(dir, "e2e.json")) {
+		paths = append(paths, r.SuitePath)
+	}
+	if got, want := strings.Join(paths, " "), "./suites/a ./suites/x/y ./suites/b"; got != want {
+		t.Errorf("merged report has suites %q, want %q", got, want)
+	}
+	if !strings.Contains(out.b.String(), "[a+x/y] side by side: a,x/y,b\n") {
+		t.Errorf("output lacks the stream's prefixed line:\n%s", out.b.String())
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/podlifecycle/conformance/framework/entries"
 	"github.com/podlifecycle/conformance/framework/sidebyside"
 )
 
@@ -26,23 +27,29 @@ import (
 // their first restart o₀ grew by up to 730 ms and stayed 2.3 s inside its bound.
 const LoadLatency = 120 * time.Millisecond
 
+// Quiet is the decorator of a spec that needs the machine to itself: Serial (alone
+// after the parallel specs of its suite), and labelled QuietLabel so that make e2e,
+// which runs the other specs of every suite side by side, runs these after them, one
+// suite after another. Every Serial spec of the suites is Quiet (a unit test holds it).
+var Quiet = []any{Serial, Label(entries.QuietLabel)}
+
 // TimedWithin is the decorator of a spec whose tightest timing tolerance is
-// tolerance: Serial when the tolerance is below twice LoadLatency (the worst case
+// tolerance: Quiet when the tolerance is below twice LoadLatency (the worst case
 // measured, doubled for neighbours heavier than those of the measured run), so that
 // its bounds hold as they were set, for a machine doing only that spec; no decorator
 // otherwise.
 func TimedWithin(tolerance time.Duration) any {
 	if tolerance < 2*LoadLatency {
-		return Serial
+		return Quiet
 	}
 	return Labels{}
 }
 
 // refuseSerialSideBySide fails every Serial spec of a suite that runs side by side
 // with others (sidebyside.EnvVar set): those suites share its clusters and its
-// machine, so Serial would no longer mean alone. make e2e runs only the Slow set side
-// by side, whose specs wait for documented delays of minutes and disturb no node; a
-// Serial spec added to it fails here instead of running with its assumption broken.
+// machine, so Serial would no longer mean alone. make e2e leaves the Quiet specs out
+// of its side-by-side run and runs them after it; a Serial spec that is not Quiet
+// fails here instead of running with its assumption broken.
 func refuseSerialSideBySide() {
 	together := os.Getenv(sidebyside.EnvVar)
 	if together == "" {
@@ -51,8 +58,7 @@ func refuseSerialSideBySide() {
 	BeforeEach(func() {
 		if CurrentSpecReport().IsSerial {
 			Fail(fmt.Sprintf("this spec is Serial, but its suite runs side by side with the suites %s, which share "+
-				"its clusters and machine; run it without side by side (make e2e runs only LABELS=Slow side by side: "+
-				"a Serial spec there must stop being Serial or Slow)", together))
+				"its clusters and machine; decorate it suite.Quiet, which make e2e runs after the others, or stop it being Serial", together))
 		}
 	})
 }

@@ -36,3 +36,8 @@ func Timeout(bounds ...time.Duration) SpecTimeout {
 // one of them running alone while the other processes sit idle. Priority orders; it
 // changes nothing a spec checks.
 const LongRunning = SpecPriority(1)
+
+// Longest marks the spec that waits longest of its suite (minutes): handed out before
+// the LongRunning ones, so that the suite's other specs share the other processes
+// while it waits, instead of it starting last and running alone.
+const Longest = SpecPriority(2)

@@ -27,7 +27,7 @@ const stopsOnTerm = `trap "exit 0" TERM; while true; do sleep 0.2; done`
 var _ = Describe("DisruptionTarget", func() {
 	// The last TaintUpdateBound is the cleanup that takes the taint off again: it runs
 	// within the spec's deadline, and a node left tainted would evict later specs' pods.
-	It("is added with reason DeletionByTaintManager to a pod that does not tolerate a NoExecute taint", Serial, Label("PC-8", suite.Disruptive), suite.Timeout(podStartBound, suite.TaintUpdateBound, 10*time.Second, terminationBound, suite.TaintUpdateBound), func(ctx SpecContext) {
+	It("is added with reason DeletionByTaintManager to a pod that does not tolerate a NoExecute taint", suite.Quiet, Label("PC-8", suite.Disruptive), suite.Timeout(podStartBound, suite.TaintUpdateBound, 10*time.Second, terminationBound, suite.TaintUpdateBound), func(ctx SpecContext) {
 		env.Require(facts.SchedulableNodes(2))
 		ns := env.Namespace(ctx)
 		pod := env.Hold(ns, shellPod("tainted-out", corev1.RestartPolicyAlways, stopsOnTerm))
@@ -43,7 +43,7 @@ var _ = Describe("DisruptionTarget", func() {
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(terminationBound).Should(HavePhase(corev1.PodSucceeded))
 	})
 
-	It("is added with reason PreemptionByScheduler to a pod preempted for a higher-priority one", Serial, Label("PC-8", suite.Disruptive), suite.Timeout(podStartBound, 10*time.Second, terminationBound+podStartBound), func(ctx SpecContext) {
+	It("is added with reason PreemptionByScheduler to a pod preempted for a higher-priority one", suite.Quiet, Label("PC-8", suite.Disruptive), suite.Timeout(podStartBound, 10*time.Second, terminationBound+podStartBound), func(ctx SpecContext) {
 		env.Require(facts.SchedulableNodes(2))
 		ns := env.Namespace(ctx)
 		low, high := priorityClass(ctx, ns+"-low", 1000), priorityClass(ctx, ns+"-high", 1000000)

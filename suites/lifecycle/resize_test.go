@@ -137,7 +137,7 @@ var _ = Describe("In-place resize", func() {
 	// Serial: the spec counts what the node has left of its CPU, which a neighbour's pod
 	// (or PC-9's own ask for all of it) would change between the count and the ask.
 	It("apply a Deferred resize by itself once a pod holding the node's CPU is deleted",
-		Label("PC-9"), Serial, suite.Timeout(podStartBound, podStartBound, resizeDecisionBound, terminationBound+resizeActuationBound), func(ctx SpecContext) {
+		Label("PC-9"), suite.Quiet, suite.Timeout(podStartBound, podStartBound, resizeDecisionBound, terminationBound+resizeActuationBound), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)
 			pod := shellPod("deferred", corev1.RestartPolicyAlways, stopsOnTerm)
 			pod.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}

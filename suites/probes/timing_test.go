@@ -65,7 +65,7 @@ var _ = Describe("Probe timing", func() {
 	// firstProbeWave pods: 24 pods started at once beside the suite's other timing
 	// specs loaded the machine enough to fail them (and this spec's own window), so the
 	// spec has the cluster to itself and starts a few pods at a time.
-	It("holds back every pod's first probe for initialDelaySeconds, over many pods", Serial, Label("PR-4"),
+	It("holds back every pod's first probe for initialDelaySeconds, over many pods", suite.Quiet, Label("PR-4"),
 		suite.Timeout(firstProbeEarlyPods/firstProbeWave*(2*podStartBound+20*time.Second)), func(ctx SpecContext) {
 			const delay = 2 * time.Second
 			ns := env.Namespace(ctx)

@@ -61,7 +61,7 @@ var _ = Describe("Crash-loop backoff", suite.LongRunning, func() {
 // stock kubelet shows it in all but about 0.1 % of runs (0, 10, 20, 40, 80 s).
 var _ = Describe("Crash-loop backoff, pod left alone", suite.LongRunning, func() {
 	expected := defaultDelays(5)
-	It("restarts after 10 s, 20 s, 40 s, 80 s, the pod worker's requeue jitter on top", Label("RS-6"), suite.Timeout(podStartBound+backoff.UnpacedBudget(expected)), func(ctx SpecContext) {
+	It("restarts after 10 s, 20 s, 40 s, 80 s, the pod worker's requeue jitter on top", Label("RS-6"), suite.Longest, suite.Timeout(podStartBound+backoff.UnpacedBudget(expected)), func(ctx SpecContext) {
 		node := defaultBackoffNode()
 		tl := env.Run(ctx, env.Namespace(ctx), crashloop.CrashLooper(node))
 		measured := crashloop.MeasureLoopLeftAlone(ctx, env, tl, len(expected), backoff.UnpacedBudget(expected))

@@ -22,10 +22,10 @@ SUITES   := cluster lifecycle restart probes termination declaredfeatures restar
 # How make e2e runs them side by side: three Ginkgo runs at once, each over the suites
 # of its stream in turn (a stream's specs wait on kubelet timers more than on the CPU;
 # more streams overload 2 cores at their start), balanced by a warm run's suite times:
-# restart's crash loops; lifecycle, probes, termination (termination, with the tightest
-# timings, last, once restart's loops are over); the backoff-profiles cluster's suites.
+# restart's crash loops, then termination, whose timings are the tightest, once the
+# other streams are done; lifecycle and probes; the backoff-profiles cluster's suites.
 # The specs labelled Quiet run after the streams, alone.
-STREAMS  := cluster restart declaredfeatures | lifecycle probes termination | restart/profiles termination/gated lifecycle/nodeloss lifecycle/pressure
+STREAMS  := cluster restart declaredfeatures termination | lifecycle probes | restart/profiles termination/gated lifecycle/nodeloss lifecycle/pressure
 
 # The switches: each Makefile variable is the flag of the same name of podlifecycle
 # (framework/config holds them, their defaults and their checks; the README's switch

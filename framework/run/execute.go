@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -202,6 +203,14 @@ func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, records ma
 		}
 	}
 
+	// Side by side, the suites' test binaries are built beside the clusters' creation,
+	// so that no compiler runs while the specs measure (Ginkgo would build each suite
+	// of a stream as the one before it runs).
+	var built chan compiled
+	if len(pass.Streams) > 0 {
+		built = make(chan compiled, 1)
+		go func() { built <- e.compile(ctx, pass.Suites) }()
+	}
 	if len(pass.ClustersAhead) > 0 {
 		start := time.Now()
 		var configs []string
@@ -212,6 +221,15 @@ func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, records ma
 			return fmt.Errorf("creating the run's clusters: %w", err)
 		}
 		e.phase("clusters"+suffix, time.Since(start))
+	}
+
+	if built != nil {
+		c := <-built
+		if c.err != nil {
+			return fmt.Errorf("building the suites: %w", c.err)
+		}
+		pass.Streams = c.streams(pass.Streams)
+		pass.Suites = c.streams([][]string{pass.Suites})[0]
 	}
 
 	start := time.Now()
@@ -299,6 +317,47 @@ func (e Executor) quietAfter(ctx context.Context, env []string, pass VersionPass
 		return errors.Join(runErr, fmt.Errorf("merging the Quiet specs' report: %w", err))
 	}
 	return runErr
+}
+
+// compiled is what compile built: each suite's test binary by its package path.
+type compiled struct {
+	binaries map[string]string
+	err      error
+}
+
+// streams is streams with each suite that was built replaced by its test binary,
+// which Ginkgo runs in the suite's directory as it would run the suite.
+func (c compiled) streams(streams [][]string) [][]string {
+	out := make([][]string, len(streams))
+	for i, s := range streams {
+		for _, suite := range s {
+			out[i] = append(out[i], cmp.Or(c.binaries[suite], suite))
+		}
+	}
+	return out
+}
+
+// compile builds the suites' test binaries (ginkgo build: <suite>/<package>.test).
+func (e Executor) compile(ctx context.Context, suites []string) compiled {
+	start := time.Now()
+	var out strings.Builder
+	args := append(slices.Clone(e.Ginkgo[1:]), "build")
+	cmd := exec.CommandContext(ctx, e.Ginkgo[0], append(args, suites...)...)
+	cmd.Env, cmd.Stdout, cmd.Stderr = e.Env, &out, &out
+	if err := cmd.Run(); err != nil {
+		return compiled{err: fmt.Errorf("%s build: %w\n%s", strings.Join(e.Ginkgo, " "), err, out.String())}
+	}
+	c := compiled{binaries: map[string]string{}}
+	for _, s := range suites {
+		bins, _ := filepath.Glob(filepath.Join(s, "*.test"))
+		if len(bins) != 1 {
+			return compiled{err: fmt.Errorf("ginkgo build left %d test binaries in %s, want one", len(bins), s)}
+		}
+		c.binaries[s] = "./" + filepath.ToSlash(bins[0])
+	}
+	fmt.Fprintf(e.Out, "built the test binaries of %d suites in %s, beside the clusters' creation\n", len(suites), time.Since(start).Round(time.Second))
+	e.phase("  suites built (beside the clusters)", time.Since(start))
+	return c
 }
 
 // SuitesWithLabel is those of suites (package paths, in their order) whose report

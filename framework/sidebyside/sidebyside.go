@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -162,9 +163,13 @@ func (r Run) reports() []report {
 }
 
 // Name is how a suite is named in prefixes and report file names: its path below
-// suites/ (./suites/restart/profiles → restart/profiles).
+// suites/ (./suites/restart/profiles → restart/profiles), for its test binary too
+// (./suites/restart/profiles/profiles.test → restart/profiles).
 func Name(suite string) string {
 	s := filepath.ToSlash(filepath.Clean(suite))
+	if strings.HasSuffix(s, ".test") {
+		s = path.Dir(s)
+	}
 	if i := strings.LastIndex(s, "suites/"); i >= 0 {
 		return s[i+len("suites/"):]
 	}

@@ -212,7 +212,7 @@ func TestAStreamRunsItsSuitesInOneGinkgo(t *testing.T) {
 }
 
 func TestName(t *testing.T) {
-	for in, want := range map[string]string{"./suites/restart/profiles": "restart/profiles", "suites/cluster": "cluster", "./other": "other"} {
+	for in, want := range map[string]string{"./suites/restart/profiles": "restart/profiles", "suites/cluster": "cluster", "./other": "other", "./suites/restart/profiles/profiles.test": "restart/profiles"} {
 		if got := Name(in); got != want {
 			t.Errorf("Name(%q) = %q, want %q", in, got, want)
 		}

@@ -15,6 +15,11 @@ import (
 
 const podStartBound = suite.PodStartBound
 
+// secretRetryBound bounds how long after a missing Secret appears a container waiting
+// for it starts: the pod worker's retry after a failed sync (10 s, plus up to 50 %
+// jitter) and the start of a container whose image is present, on a loaded machine.
+const secretRetryBound = 30 * time.Second
+
 // terminationBound bounds how long a pod whose containers exit promptly on TERM takes
 // to reach a terminal phase after deletion: kubelet sync, TERM, status update; well
 // under the default 30 s grace period, which is the documented upper bound.

@@ -180,6 +180,25 @@ var _ = Describe("Pod phase", func() {
 			Expect(tl.Phases()).To(Equal([]corev1.PodPhase{corev1.PodPending}))
 		})
 
+	// The pages' other Waiting example: "applying Secret data". An env var from a Secret
+	// that does not exist yet keeps the container from being created; the kubelet's pod
+	// worker retries the sync after its backoff (10 s, jittered up to 50 %), so the pod
+	// runs within secretRetryBound of the Secret's creation.
+	It("stays Pending while a Secret its container's env needs is missing, the container Waiting in CreateContainerConfigError, and runs once the Secret exists",
+		Label("PL-5", "CS-1"), suite.Timeout(podStartBound, secretRetryBound), func(ctx SpecContext) {
+			ns := env.Namespace(ctx)
+			pod := shellPod("needs-secret", corev1.RestartPolicyAlways, "sleep 3600")
+			pod.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "TOKEN", ValueFrom: &corev1.EnvVarSource{
+				SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "late"}, Key: "token"}}}}
+			tl := env.Run(ctx, ns, pod)
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveContainerState("main", "Waiting", "CreateContainerConfigError"))
+			Expect(tl.Phases()).To(Equal([]corev1.PodPhase{corev1.PodPending}), "PL-5: Pending while the Secret data cannot be applied:\n%s", tl)
+			Expect(env.Create(ctx, ns, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "late"}, StringData: map[string]string{"token": "t"}})).To(Succeed())
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(secretRetryBound).Should(HavePhase(corev1.PodRunning),
+				"PL-5: once the Secret exists the container is created and the pod runs")
+			Expect(tl.Phases()).To(Equal([]corev1.PodPhase{corev1.PodPending, corev1.PodRunning}))
+		})
+
 	It("stays Running while its container crash-loops under restartPolicy Always", Label("PL-6", "RS-2"), suite.Timeout(podStartBound+10*time.Second+20*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		tl := env.Run(ctx, ns, shellPod("crash-loop", corev1.RestartPolicyAlways, "mark start; exit 1"))

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -109,6 +110,35 @@ var _ = Describe("Restart policy", func() {
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+firstRestartBound).Should(restarted("Completed"),
 			"an exit 0 is restarted, as Always does")
 	})
+
+	// "possible values Always, OnFailure and Never": each of them accepted, and the set's
+	// edges refused (a value of no class, and a member's spelling in another case, since
+	// the API's enum is case-sensitive). A server-side dry run validates and defaults
+	// the pod as a create does, and nothing runs.
+	DescribeTable("takes only the values Always, OnFailure and Never",
+		Label("RS-1"), func(ctx SpecContext, policy corev1.RestartPolicy, accepted bool) {
+			ns := env.Namespace(ctx)
+			p := pod("policy-value", policy, container("main", "exit 0"))
+			created, err := env.Client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			if !accepted {
+				Expect(apierrors.IsInvalid(err)).To(BeTrue(), "RS-1: restartPolicy %q is none of Always, OnFailure, Never: want 422 Invalid, got %v", policy, err)
+				Expect(err.Error()).To(ContainSubstring("spec.restartPolicy"), "the refusal names the field")
+				return
+			}
+			Expect(err).NotTo(HaveOccurred(), "RS-1: restartPolicy %q is one of the documented values", policy)
+			want := policy
+			if want == "" {
+				want = corev1.RestartPolicyAlways
+			}
+			Expect(created.Spec.RestartPolicy).To(Equal(want))
+		},
+		Entry("Always", suite.Timeout(10*time.Second), corev1.RestartPolicyAlways, true),
+		Entry("OnFailure", suite.Timeout(10*time.Second), corev1.RestartPolicyOnFailure, true),
+		Entry("Never", suite.Timeout(10*time.Second), corev1.RestartPolicyNever, true),
+		Entry("unset: Always", suite.Timeout(10*time.Second), corev1.RestartPolicy(""), true),
+		Entry("Sometimes: refused", suite.Timeout(10*time.Second), corev1.RestartPolicy("Sometimes"), false),
+		Entry("always, in lower case: refused", suite.Timeout(10*time.Second), corev1.RestartPolicy("always"), false),
+	)
 
 	// The table's body waits once, for every entry: the pod's start and its first
 	// restart, plus, for an OOM kill, the container's oomReportWindow after it (a 16Mi

@@ -101,3 +101,46 @@ var _ = Describe("Container restart rules", Label("ContainerRestartRules"), func
 		Expect(err.Error()).To(ContainSubstring("must specify restartPolicy when restart rules are used"))
 	})
 })
+
+// RS-18: the rules' grammar, asked of the API server with a server-side dry run (it
+// validates as a create does; nothing runs): each supported condition operator and
+// action accepted, and one of each class outside them refused (another action, a
+// supported action's spelling in another case, another operator, no condition).
+var _ = Describe("Container restart rules' conditions and actions", Label("ContainerRestartRules"), func() {
+	exitCodes := func(op corev1.ContainerRestartRuleOnExitCodesOperator, codes ...int32) *corev1.ContainerRestartRuleOnExitCodes {
+		return &corev1.ContainerRestartRuleOnExitCodes{Operator: op, Values: codes}
+	}
+	DescribeTable("are exitCodes and Restart, RestartAllContainers besides where its gate is on, and nothing else",
+		Label("RS-18"), func(ctx SpecContext, rule corev1.ContainerRestartRule, accepted bool, gates []string) {
+			env.Require(facts.APIServerGate("ContainerRestartRules", true))
+			for _, g := range gates {
+				env.Require(facts.APIServerGate(g, true))
+			}
+			ns := env.Namespace(ctx)
+			c := container("main", "exit 0")
+			c.RestartPolicy = ptr(corev1.ContainerRestartPolicyNever)
+			c.RestartPolicyRules = []corev1.ContainerRestartRule{rule}
+			_, err := env.Client.CoreV1().Pods(ns).Create(ctx, pod("rule", corev1.RestartPolicyNever, c), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			if accepted {
+				Expect(err).NotTo(HaveOccurred(), "RS-18: a rule of a supported condition and action: %+v", rule)
+				return
+			}
+			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "RS-18: want 422 Invalid for the rule %+v, got %v", rule, err)
+			Expect(err.Error()).To(ContainSubstring("restartPolicyRules"), "the refusal names the field")
+		},
+		Entry("Restart on exitCodes In [42]: accepted", suite.Timeout(10*time.Second),
+			corev1.ContainerRestartRule{Action: corev1.ContainerRestartRuleActionRestart, ExitCodes: exitCodes(corev1.ContainerRestartRuleOnExitCodesOpIn, 42)}, true, nil),
+		Entry("Restart on exitCodes NotIn [0]: accepted", suite.Timeout(10*time.Second),
+			corev1.ContainerRestartRule{Action: corev1.ContainerRestartRuleActionRestart, ExitCodes: exitCodes(corev1.ContainerRestartRuleOnExitCodesOpNotIn, 0)}, true, nil),
+		Entry("RestartAllContainers on exitCodes In [42]: accepted with its gate on", suite.Timeout(10*time.Second),
+			corev1.ContainerRestartRule{Action: corev1.ContainerRestartRuleActionRestartAllContainers, ExitCodes: exitCodes(corev1.ContainerRestartRuleOnExitCodesOpIn, 42)}, true, []string{"RestartAllContainersOnContainerExits"}),
+		Entry("action Ignore: refused", suite.Timeout(10*time.Second),
+			corev1.ContainerRestartRule{Action: "Ignore", ExitCodes: exitCodes(corev1.ContainerRestartRuleOnExitCodesOpIn, 42)}, false, nil),
+		Entry("action restart, in lower case: refused", suite.Timeout(10*time.Second),
+			corev1.ContainerRestartRule{Action: "restart", ExitCodes: exitCodes(corev1.ContainerRestartRuleOnExitCodesOpIn, 42)}, false, nil),
+		Entry("operator Equals: refused", suite.Timeout(10*time.Second),
+			corev1.ContainerRestartRule{Action: corev1.ContainerRestartRuleActionRestart, ExitCodes: exitCodes("Equals", 42)}, false, nil),
+		Entry("no condition: refused", suite.Timeout(10*time.Second),
+			corev1.ContainerRestartRule{Action: corev1.ContainerRestartRuleActionRestart}, false, nil),
+	)
+})

@@ -64,10 +64,19 @@ var _ = Describe("The cluster", Label("infra"), func() {
 	// restart would start.
 	It("runs on each node the kubelet binary its node image holds", Label(suite.Disruptive), suite.Timeout(), func(ctx SpecContext) {
 		env.Require(facts.NodeShell())
-		const script = `pid=$(systemctl show --property MainPID --value kubelet)
-[ "${pid:-0}" != 0 ] || { echo "kubelet.service has no main process"; exit 1; }
-sha256sum /proc/$pid/exe /usr/bin/kubelet | cut -d' ' -f1
-/proc/$pid/exe --version`
+		// A copy of the running executable is hashed and asked its version, so that both
+		// answers are of one process: a kubelet-restart spec of a suite beside this one
+		// may restart a kubelet in between (make e2e runs its suites side by side); the
+		// copy is tried again while the unit is between two processes.
+		const script = `bin=/tmp/running-kubelet.$$
+for try in 1 2 3 4 5 6 7 8 9 10; do
+  pid=$(systemctl show --property MainPID --value kubelet)
+  [ "${pid:-0}" != 0 ] && cp /proc/$pid/exe $bin 2>/dev/null && break
+  rm -f $bin; sleep 0.5
+done
+[ -s $bin ] || { echo "kubelet.service has no main process"; exit 1; }
+sha256sum $bin /usr/bin/kubelet | cut -d' ' -f1
+$bin --version; rc=$?; rm -f $bin; exit $rc`
 		var table []string
 		for _, n := range env.Facts.Nodes {
 			want := imageLabel(n.Name, cluster.KubeletSHA256Label)

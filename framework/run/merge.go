@@ -16,39 +16,35 @@ import (
 // new result, so that the report of a RERUN_FAILED run shows every spec of the run,
 // not only the rerun ones.
 func MergeRerunInto(beforePath, rerunPath string) error {
+	_, err := mergeFiles(beforePath, rerunPath, rerunPath)
+	return err
+}
+
+// mergeFiles writes into outPath MergeRerun of the Ginkgo JSON reports at beforePath
+// and againPath, and returns the merged reports.
+func mergeFiles(beforePath, againPath, outPath string) ([]types.Report, error) {
 	before, err := report.ReadGinkgoJSON(beforePath)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	rerun, err := report.ReadGinkgoJSON(rerunPath)
+	again, err := report.ReadGinkgoJSON(againPath)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	data, err := json.Marshal(MergeRerun(before, rerun))
+	merged := MergeRerun(before, again)
+	data, err := json.Marshal(merged)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return os.WriteFile(rerunPath, data, 0o644)
+	return merged, os.WriteFile(outPath, data, 0o644)
 }
 
 // MergeQuietInto merges the report of the Quiet specs (quietPath, removed after) into
 // the side-by-side run's (mainPath), as MergeRerun does a rerun's, and writes the
 // merged JUnit report to junitPath.
 func MergeQuietInto(mainPath, quietPath, junitPath string) error {
-	main, err := report.ReadGinkgoJSON(mainPath)
+	merged, err := mergeFiles(mainPath, quietPath, mainPath)
 	if err != nil {
-		return err
-	}
-	quiet, err := report.ReadGinkgoJSON(quietPath)
-	if err != nil {
-		return err
-	}
-	merged := MergeRerun(main, quiet)
-	data, err := json.Marshal(merged)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(mainPath, data, 0o644); err != nil {
 		return err
 	}
 	var parts []string

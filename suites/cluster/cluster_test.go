@@ -64,19 +64,19 @@ var _ = Describe("The cluster", Label("infra"), func() {
 	// restart would start.
 	It("runs on each node the kubelet binary its node image holds", Label(suite.Disruptive), suite.Timeout(), func(ctx SpecContext) {
 		env.Require(facts.NodeShell())
-		// A copy of the running executable is hashed and asked its version, so that both
-		// answers are of one process: a kubelet-restart spec of a suite beside this one
-		// may restart a kubelet in between (make e2e runs its suites side by side); the
-		// copy is tried again while the unit is between two processes.
-		const script = `bin=/tmp/running-kubelet.$$
-for try in 1 2 3 4 5 6 7 8 9 10; do
+		// Both answers must be of one process: a kubelet-restart spec of a suite beside
+		// this one (make e2e runs its suites side by side) may restart a kubelet in
+		// between, so the pair is read again until the unit's main PID is the same
+		// before and after it.
+		const script = `for try in 1 2 3 4 5 6 7 8 9 10; do
   pid=$(systemctl show --property MainPID --value kubelet)
-  [ "${pid:-0}" != 0 ] && cp /proc/$pid/exe $bin 2>/dev/null && break
-  rm -f $bin; sleep 0.5
+  if [ "${pid:-0}" != 0 ] && out=$(sha256sum /proc/$pid/exe /usr/bin/kubelet | cut -d' ' -f1 && /proc/$pid/exe --version 2>/dev/null) &&
+     [ "$(systemctl show --property MainPID --value kubelet)" = "$pid" ]; then
+    echo "$out"; exit 0
+  fi
+  sleep 0.5
 done
-[ -s $bin ] || { echo "kubelet.service has no main process"; exit 1; }
-sha256sum $bin /usr/bin/kubelet | cut -d' ' -f1
-$bin --version; rc=$?; rm -f $bin; exit $rc`
+echo "no kubelet process stayed up for the check"; exit 1`
 		var table []string
 		for _, n := range env.Facts.Nodes {
 			want := imageLabel(n.Name, cluster.KubeletSHA256Label)

@@ -203,6 +203,29 @@ func containerReady(name string) func(*corev1.Pod) bool {
 }
 
 // eventsWith lists the timeline's events whose summary contains s.
+// failedProbes is how many probe failures the kubelet reported in the events whose
+// summary contains s: per distinct message the highest count it reached (the API
+// server aggregates a repeated event as "(xN)"), summed. A failure that never reached
+// the container (connection refused before it listens, a timeout) counts here and in
+// failureThreshold, though the server never marked it.
+func failedProbes(tl *observe.Timeline, s string) int {
+	highest := map[string]int{}
+	for _, e := range eventsWith(tl, s) {
+		msg, count := e, 1
+		if i := strings.LastIndex(e, " (x"); i >= 0 && strings.HasSuffix(e, ")") {
+			if _, err := fmt.Sscanf(e[i:], " (x%d)", &count); err == nil {
+				msg = e[:i]
+			}
+		}
+		highest[msg] = max(highest[msg], count)
+	}
+	total := 0
+	for _, n := range highest {
+		total += n
+	}
+	return total
+}
+
 func eventsWith(tl *observe.Timeline, s string) []string {
 	var out []string
 	for _, e := range tl.Entries() {

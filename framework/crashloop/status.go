@@ -1,0 +1,111 @@
+package crashloop
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/podlifecycle/conformance/framework/backoff"
+	"github.com/podlifecycle/conformance/framework/observe"
+)
+
+// Status during one backoff (RS-8), from the watch: the kubelet writes the exit
+// (Terminated) at the first sync after its PLEG relist saw it, and Waiting
+// (CrashLoopBackOff) at the sync after that one. The loops are paced (Pace), so that
+// next sync is not left to the requeue; it still waits for a relist that started
+// after the first sync ended (the pod worker's GetNewerThan(lastSyncTime), set when
+// a sync ends; relists start every Detection after the previous one ends). So the
+// container is seen Terminated for the rest of the first sync, up to one relist
+// period and the duration of up to two relists, the second sync's status write and
+// the watch's delivery of both writes. The relists' and syncs' own work is bounded
+// by one more Detection (measured on the 2-core machine, both clusters up: 0.45–1.98 s
+// Terminated over the 25 backoffs of a run), the deliveries by SyncLatency. Longer
+// is drift. A backoff longer than that and the relist that reports the exit
+// (WaitingShownAfter) must have been seen Waiting(CrashLoopBackOff) at least once.
+const (
+	TerminatedAtMost  = 2*backoff.Detection + backoff.SyncLatency
+	WaitingShownAfter = backoff.Detection + TerminatedAtMost
+)
+
+// BackoffStatus is what the watch saw of one container during one backoff: the one
+// before its restart number Restart.
+type BackoffStatus struct {
+	Restart    int32
+	Delay      time.Duration // documented backoff
+	Waiting    time.Duration // seen Waiting(CrashLoopBackOff)
+	Terminated time.Duration // seen Terminated
+}
+
+func (b BackoffStatus) String() string {
+	return fmt.Sprintf("restart %d (backoff %s): Waiting(CrashLoopBackOff) %d ms, Terminated %d ms",
+		b.Restart, b.Delay, b.Waiting.Milliseconds(), b.Terminated.Milliseconds())
+}
+
+// BackoffStatuses splits the watch record of pod uid into container's backoffs, the
+// ones that ended in a restart within the record (a backoff still running at its
+// end is cut short, so left out). expected[i] is the documented delay before restart
+// i+1. The time between two status changes goes to the state the first one showed.
+func BackoffStatuses(entries []observe.Entry, uid types.UID, container string, expected []time.Duration) []BackoffStatus {
+	var out []BackoffStatus
+	var prev *observe.Entry
+	for i := range entries {
+		e := &entries[i]
+		if e.Pod == nil || e.Pod.UID != uid {
+			continue
+		}
+		if prev != nil {
+			if s := containerStatus(prev.Pod, container); s != nil && s.State.Running == nil && s.LastTerminationState.Terminated != nil || s != nil && s.State.Terminated != nil {
+				// Not running, exited at least once: the backoff before restart k+1.
+				restart := s.RestartCount + 1
+				if int(restart) <= len(expected) {
+					if len(out) == 0 || out[len(out)-1].Restart != restart {
+						out = append(out, BackoffStatus{Restart: restart, Delay: expected[restart-1]})
+					}
+					d := e.Seen.Sub(prev.Seen)
+					switch {
+					case s.State.Waiting != nil && s.State.Waiting.Reason == "CrashLoopBackOff":
+						out[len(out)-1].Waiting += d
+					case s.State.Terminated != nil:
+						out[len(out)-1].Terminated += d
+					}
+				}
+			}
+		}
+		prev = e
+	}
+	// Keep the backoffs the record saw end: the last pod seen has restarted past them.
+	var final int32
+	if prev != nil {
+		if s := containerStatus(prev.Pod, container); s != nil {
+			final = s.RestartCount
+		}
+	}
+	kept := out[:0]
+	for _, b := range out {
+		if b.Restart <= final {
+			kept = append(kept, b)
+		}
+	}
+	return kept
+}
+
+func containerStatus(p *corev1.Pod, name string) *corev1.ContainerStatus {
+	for i := range p.Status.ContainerStatuses {
+		if p.Status.ContainerStatuses[i].Name == name {
+			return &p.Status.ContainerStatuses[i]
+		}
+	}
+	return nil
+}
+
+// BackoffTable is the report's line per backoff.
+func BackoffTable(bs []BackoffStatus) string {
+	lines := make([]string, len(bs))
+	for i, b := range bs {
+		lines[i] = b.String()
+	}
+	return strings.Join(lines, "\n")
+}

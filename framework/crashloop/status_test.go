@@ -1,0 +1,55 @@
+package crashloop
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/podlifecycle/conformance/framework/observe"
+)
+
+func crasherAt(uid types.UID, at time.Time, restarts int32, state corev1.ContainerState, exited bool) observe.Entry {
+	s := corev1.ContainerStatus{Name: "crasher", RestartCount: restarts, State: state}
+	if exited {
+		s.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{ExitCode: 1}
+	}
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: uid}, Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{s}}}
+	return observe.Entry{Seen: at, Kind: "pod", Pod: p}
+}
+
+var (
+	running    = corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}
+	terminated = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error"}}
+	backingOff = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}}
+)
+
+func TestBackoffStatusesSplitsByRestartAndPod(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	entries := []observe.Entry{
+		// an earlier pod of the same name: left out
+		crasherAt("old", at(0), 3, terminated, true),
+		crasherAt("new", at(100), 0, running, false),
+		crasherAt("new", at(200), 0, terminated, false), // exit; restart 1 at once
+		crasherAt("new", at(300), 1, running, true),
+		crasherAt("new", at(400), 1, terminated, true), // exit; backoff 10 s
+		crasherAt("new", at(1400), 1, backingOff, true),
+		crasherAt("new", at(10500), 2, running, true),
+		crasherAt("new", at(10600), 2, terminated, true), // exit; backoff 20 s cut short
+		crasherAt("new", at(11600), 2, backingOff, true),
+	}
+	expected := []time.Duration{0, 10 * time.Second, 20 * time.Second}
+	got := BackoffStatuses(entries, "new", "crasher", expected)
+	if len(got) != 2 {
+		t.Fatalf("want the two backoffs that ended, got %v", got)
+	}
+	if got[0].Restart != 1 || got[0].Terminated != 100*time.Millisecond || got[0].Waiting != 0 {
+		t.Errorf("restart 1: %v", got[0])
+	}
+	if got[1].Restart != 2 || got[1].Delay != 10*time.Second || got[1].Terminated != time.Second || got[1].Waiting != 9100*time.Millisecond {
+		t.Errorf("restart 2: %v", got[1])
+	}
+}

@@ -204,17 +204,28 @@ func containerReady(name string) func(*corev1.Pod) bool {
 
 // eventsWith lists the timeline's events whose summary contains s.
 // failedProbes is how many probe failures the kubelet reported in the events whose
-// summary contains s: per distinct message the highest count it reached (the API
-// server aggregates a repeated event as "(xN)"), summed. A failure that never reached
-// the container (connection refused before it listens, a timeout) counts here and in
-// failureThreshold, though the server never marked it.
-func failedProbes(tl *observe.Timeline, s string) int {
+// summary contains s, before the first event whose summary contains until (the kill
+// of the container the failures were about: a restarted one's failures come after it;
+// "" for none): per distinct message the highest count it reached (the API server
+// aggregates a repeated event as "(xN)"), summed over the messages. A failure that
+// never reached the container (connection refused before it listens, a timeout)
+// counts here and in failureThreshold, though the server never marked it.
+func failedProbes(tl *observe.Timeline, s, until string) int {
 	highest := map[string]int{}
-	for _, e := range eventsWith(tl, s) {
-		msg, count := e, 1
-		if i := strings.LastIndex(e, " (x"); i >= 0 && strings.HasSuffix(e, ")") {
-			if _, err := fmt.Sscanf(e[i:], " (x%d)", &count); err == nil {
-				msg = e[:i]
+	for _, e := range tl.Entries() {
+		if e.Kind != "event" {
+			continue
+		}
+		if until != "" && strings.Contains(e.Summary, until) {
+			break
+		}
+		if !strings.Contains(e.Summary, s) {
+			continue
+		}
+		msg, count := e.Summary, 1
+		if i := strings.LastIndex(msg, " (x"); i >= 0 && strings.HasSuffix(msg, ")") {
+			if _, err := fmt.Sscanf(msg[i:], " (x%d)", &count); err == nil {
+				msg = msg[:i]
 			}
 		}
 		highest[msg] = max(highest[msg], count)

@@ -58,7 +58,7 @@ var _ = Describe("Startup probe", func() {
 			log := probeLog(ctx, ns, pod.Name, "server", previous)
 			// Counted by the kubelet: the first probe may come before the server listens
 			// (connection refused), which fails it as much as a 500 and leaves no marker.
-			Expect(failedProbes(tl, "Startup probe failed")).To(Equal(3), "killed after failureThreshold (3) failed startup probes:\n%s\n%s", log, tl)
+			Expect(failedProbes(tl, "Startup probe failed", "failed startup probe, will be restarted")).To(Equal(3), "killed after failureThreshold (3) failed startup probes:\n%s\n%s", log, tl)
 			Expect(log.Count(observe.MarkOf("server", "/status/500 500"))).To(BeNumerically("<=", 3), "no startup probe after the third failure:\n%s", log)
 			Expect(withPrefix(log, "/live")).To(BeZero(), "PR-1: no liveness probe ran:\n%s", log)
 		},

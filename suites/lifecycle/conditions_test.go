@@ -195,7 +195,7 @@ var _ = Describe("Pod conditions", func() {
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
 			notReady := And(HaveCondition(corev1.ContainersReady, corev1.ConditionFalse, ""), HaveCondition(corev1.PodReady, corev1.ConditionFalse, ""))
 			Consistently(tl.Pod).WithContext(ctx).WithTimeout(3 * time.Second).Should(notReady)
-			Eventually(endpointReady(ns, svc.Name)).WithContext(ctx).WithTimeout(readinessBound).Should(Equal("ready=false"))
+			Eventually(endpointReady(ns, svc.Name)).WithContext(ctx).WithTimeout(readinessBound).Should(outOfService)
 
 			_, err := env.Exec(ctx, ns, pod.Name, "main", "touch", "/tmp/ready")
 			Expect(err).NotTo(HaveOccurred())
@@ -206,7 +206,7 @@ var _ = Describe("Pod conditions", func() {
 			_, err = env.Exec(ctx, ns, pod.Name, "main", "rm", "/tmp/ready")
 			Expect(err).NotTo(HaveOccurred())
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(readinessBound).Should(notReady)
-			Eventually(endpointReady(ns, svc.Name)).WithContext(ctx).WithTimeout(readinessBound).Should(Equal("ready=false"))
+			Eventually(endpointReady(ns, svc.Name)).WithContext(ctx).WithTimeout(readinessBound).Should(outOfService)
 		})
 
 	It("keep ContainersReady and Ready False, and the pod out of its Service's ready endpoints, until every container is ready, not just one of them",
@@ -233,7 +233,7 @@ var _ = Describe("Pod conditions", func() {
 			tl := env.Run(ctx, ns, pod)
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
 			patchCondition(ctx, ns, pod.Name, featureGateCondition, corev1.ConditionTrue)
-			Eventually(endpointReady(ns, svc.Name)).WithContext(ctx).WithTimeout(10 * time.Second).Should(Equal("ready=false"))
+			Eventually(endpointReady(ns, svc.Name)).WithContext(ctx).WithTimeout(10 * time.Second).Should(outOfService)
 
 			// One of two ready: main's probe turns it ready within readinessBound, and the
 			// pod's conditions and its endpoint stay not ready all the while.
@@ -242,7 +242,7 @@ var _ = Describe("Pod conditions", func() {
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(readinessBound).Should(HaveContainerReady("main", true))
 			notReady := And(HaveCondition(corev1.ContainersReady, corev1.ConditionFalse, ""), HaveCondition(corev1.PodReady, corev1.ConditionFalse, ""))
 			Consistently(tl.Pod).WithContext(ctx).WithTimeout(3*time.Second).Should(notReady, "PC-5, PC-7: ready with one of its two containers ready:\n%s", tl)
-			Expect(endpointReady(ns, svc.Name)(ctx)).To(Equal("ready=false"), "PR-5, PC-6: the pod's endpoint is ready while its second container's readiness probe fails")
+			Expect(endpointReady(ns, svc.Name)(ctx)).To(outOfService, "PR-5, PC-6: the pod's endpoint is ready while its second container's readiness probe fails")
 
 			_, err = env.Exec(ctx, ns, pod.Name, "second", "touch", "/tmp/ready")
 			Expect(err).NotTo(HaveOccurred())
@@ -267,6 +267,33 @@ var _ = Describe("Pod conditions", func() {
 			patchCondition(ctx, ns, pod.Name, featureGateCondition, corev1.ConditionTrue)
 			// The kubelet re-evaluates Ready on the status change within its sync; 10 s.
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(10 * time.Second).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
+		})
+
+	// "All gate conditions": two gates. One True is not enough: a kubelet that reads
+	// only the first gate, or any one, is Ready here.
+	It("keep Ready False until every readiness gate's condition is True, not just one of two",
+		Label("PC-7"), suite.Timeout(podStartBound, 10*time.Second, 2*(10*time.Second+3*time.Second), 10*time.Second), func(ctx SpecContext) {
+			ns := env.Namespace(ctx)
+			const otherGate corev1.PodConditionType = "www.example.com/other-gate"
+			pod := shellPod("two-gates", corev1.RestartPolicyAlways, "sleep 3600")
+			pod.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: featureGateCondition}, {ConditionType: otherGate}}
+			tl := env.Run(ctx, ns, pod)
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.ContainersReady, corev1.ConditionTrue, ""))
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(10 * time.Second).Should(
+				HaveCondition(corev1.PodReady, corev1.ConditionFalse, "ReadinessGatesNotReady"))
+
+			// Each gate True on its own, the other False, in both orders of the gates.
+			for _, gates := range [][2]corev1.PodConditionType{{otherGate, featureGateCondition}, {featureGateCondition, otherGate}} {
+				patchCondition(ctx, ns, pod.Name, gates[0], corev1.ConditionTrue)
+				patchCondition(ctx, ns, pod.Name, gates[1], corev1.ConditionFalse)
+				Eventually(tl.Pod).WithContext(ctx).WithTimeout(10 * time.Second).Should(HaveCondition(gates[0], corev1.ConditionTrue, ""))
+				Consistently(tl.Pod).WithContext(ctx).WithTimeout(3*time.Second).Should(HaveCondition(corev1.PodReady, corev1.ConditionFalse, "ReadinessGatesNotReady"),
+					"PC-7: Ready with gate %s True and %s False:\n%s", gates[0], gates[1], tl)
+			}
+
+			patchCondition(ctx, ns, pod.Name, otherGate, corev1.ConditionTrue)
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(10 * time.Second).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""),
+				"PC-7: both gates True, the containers ready:\n%s", tl)
 		})
 
 	It("reject a readiness gate whose condition type is not a valid label key", Label("PC-7"), suite.Timeout(), func(ctx SpecContext) {
@@ -420,6 +447,12 @@ func readyFileProbe() *corev1.Probe {
 		PeriodSeconds: 1, FailureThreshold: 1,
 	}
 }
+
+// outOfService is the pod's endpoint as a Service that sends it no traffic lists it:
+// removed (the pages: "removed from Service endpoints") or listed with ready=false (the
+// EndpointSlice controller; disagreement "endpoints of a pod that is not ready", which
+// PR-5's spec answers).
+var outOfService = BeElementOf("", "ready=false")
 
 func endpointReady(ns, service string) func(SpecContext) (string, error) {
 	return func(ctx SpecContext) (string, error) {

@@ -137,6 +137,42 @@ var _ = Describe("Pod phase", func() {
 			expectTerminated(tl.Pod(), "migrate", 1)
 		})
 
+	// "All its containers": two, the second ending 3 s after the first. A kubelet that
+	// ends the pod on the first container's exit shows the terminal phase while the
+	// second still runs.
+	DescribeTable("waits for every container: the phase turns terminal only once both have exited",
+		func(ctx SpecContext, policy corev1.RestartPolicy, secondExit int, phase corev1.PodPhase) {
+			ns := env.Namespace(ctx)
+			pod := shellPod("two-exit", policy, "mark done; exit 0")
+			second := pod.Spec.Containers[0]
+			second.Name = "second"
+			second.Command = []string{"sh", "-c", observe.MarkShell("second") + fmt.Sprintf("sleep 3; mark done; exit %d", secondExit)}
+			pod.Spec.Containers = append(pod.Spec.Containers, second)
+			tl := env.Run(ctx, ns, pod)
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+3*time.Second).Should(HavePhase(phase))
+			p := tl.Pod()
+			expectTerminated(p, "main", 0)
+			expectTerminated(p, "second", int32(secondExit))
+			Expect(p).To(And(HaveContainerRestarts("main", 0), HaveContainerRestarts("second", 0)))
+			// Every status seen in the terminal phase had both containers Terminated, and
+			// one with main exited and second running was seen Running.
+			for _, q := range tl.Pods() {
+				if q.Status.Phase == phase {
+					Expect(q).To(And(HaveContainerState("main", "Terminated", ""), HaveContainerState("second", "Terminated", "")),
+						"%s with a container still running:\n%s", phase, tl)
+				}
+			}
+			mainDone, _ := tl.FirstPod(func(q *corev1.Pod) bool {
+				ok, _ := And(HaveContainerState("main", "Terminated", ""), HaveContainerState("second", "Running", "")).Match(q)
+				return ok
+			})
+			Expect(mainDone).NotTo(BeNil(), "no status showed main exited while second ran:\n%s", tl)
+			Expect(mainDone).To(HavePhase(corev1.PodRunning), "main exited, second running:\n%s", tl)
+		},
+		Entry("both exit 0 (OnFailure): Succeeded", Label("PL-3"), suite.Timeout(podStartBound+3*time.Second), corev1.RestartPolicyOnFailure, 0, corev1.PodSucceeded),
+		Entry("one exits 0, the other 1 (Never): Failed", Label("PL-4"), suite.Timeout(podStartBound+3*time.Second), corev1.RestartPolicyNever, 1, corev1.PodFailed),
+	)
+
 	It("stays Pending while no node fits, with PodScheduled False (Unschedulable)", Label("PL-5", "PC-10"), suite.Timeout(30*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		pod := shellPod("nowhere", corev1.RestartPolicyAlways, "sleep 3600")

@@ -73,6 +73,34 @@ var _ = Describe("Container states", func() {
 		expectTerminated(tl.Pod(), "main", 0)
 	})
 
+	// "Each container": two, each with its own preStop hook. A kubelet that runs only
+	// the first container's hook, or sends TERM to one container before its own hook,
+	// fails on that container's markers.
+	It("runs each container's own preStop hook before TERM reaches that container", Label("TM-3"), suite.Timeout(podStartBound, terminationBound), func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		pod := env.Hold(ns, hookPod("pre-stop-each"))
+		second := pod.Spec.Containers[0]
+		second.Name = "second"
+		second.Command = []string{"sh", "-c", observe.MarkShell("second") + `mark second-started; trap "mark term; exit 0" TERM; while true; do sleep 0.2; done`}
+		second.Lifecycle = &corev1.Lifecycle{PreStop: execHook("second", "mark prestop-begin; sleep 1; mark prestop-done")}
+		pod.Spec.Containers[0].Lifecycle.PreStop = execHook("main", "mark prestop-begin; sleep 1; mark prestop-done")
+		pod.Spec.Containers = append(pod.Spec.Containers, second)
+		tl := env.Run(ctx, ns, pod)
+		follower := env.FollowMarkers(ctx, ns, pod.Name, "main", "second")
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
+		deletePod(ctx, ns, pod.Name, nil)
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(terminationBound).Should(
+			And(HaveContainerState("main", "Terminated", ""), HaveContainerState("second", "Terminated", "")))
+
+		markers, err := follower.Wait(terminationBound)
+		Expect(err).NotTo(HaveOccurred())
+		for _, c := range []string{"main", "second"} {
+			Expect(markers.Of(c).Events()).To(Equal([]string{c + "-started", "prestop-begin", "prestop-done", "term"}),
+				"TM-3: %s's own preStop runs first, then TERM reaches its PID 1:\n%s", c, markers)
+			expectTerminated(tl.Pod(), c, 0)
+		}
+	})
+
 	It("shows a container Waiting with reason PodInitializing while init containers run", Label("CS-1"), suite.Timeout(podStartBound+3*time.Second), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		pod := shellPod("initializing", corev1.RestartPolicyAlways, "sleep 3600")

@@ -64,16 +64,24 @@ var _ = Describe("The docs' restart examples", suite.LongRunning, func() {
 })
 
 var _ = Describe("Init containers", func() {
-	It("run once when they succeed", Label("RS-4"), suite.Timeout(podStartBound), func(ctx SpecContext) {
+	// "Only once": two init containers, and a main container that crashes on its first
+	// run and is restarted (Always: at once). A kubelet that ran the init containers
+	// again for the app container's restart would mark them twice.
+	It("run once when they succeed, also when the app container restarts", Label("RS-4"), suite.Timeout(podStartBound+firstRestartBound), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
-		p := pod("init-ok", corev1.RestartPolicyAlways, container("main", "mark start; sleep 3600"))
-		p.Spec.InitContainers = []corev1.Container{container("init", "mark ran; exit 0")}
+		crashOnce := "if [ ! -e " + observe.MarkerDir + "/crashed ]; then touch " + observe.MarkerDir + "/crashed; mark crash; exit 1; fi; mark start; sleep 3600"
+		p := pod("init-ok", corev1.RestartPolicyAlways, container("main", crashOnce))
+		p.Spec.InitContainers = []corev1.Container{container("init-1", "mark ran; exit 0"), container("init-2", "mark ran; exit 0")}
 		p = observe.WithMarkers(p)
 		tl := env.Run(ctx, ns, p)
-		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveContainerState("main", "Running", ""))
-		Expect(tl.Pod()).To(And(HaveContainerRestarts("init", 0), HaveContainerState("init", "Terminated", "Completed")))
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+firstRestartBound).Should(
+			And(HaveContainerRestarts("main", 1), HaveContainerState("main", "Running", "")))
 		ms := markersOf(ctx, ns, p.Name, "main")
-		Expect(ms.Of("init").Events()).To(Equal([]string{"ran"}))
+		Expect(ms.Of("main").Events()).To(Equal([]string{"crash", "start"}), "the app container crashed once and was restarted:\n%s", ms)
+		for _, name := range []string{"init-1", "init-2"} {
+			Expect(tl.Pod()).To(And(HaveContainerRestarts(name, 0), HaveContainerState(name, "Terminated", "Completed")), "RS-4: %s", name)
+			Expect(ms.Of(name).Events()).To(Equal([]string{"ran"}), "RS-4: %s ran only once, though the app container restarted:\n%s", name, ms)
+		}
 	})
 
 	DescribeTable("are restarted after a failure unless the pod's policy is Never", Label("RS-4"),

@@ -292,7 +292,7 @@ var _ = Describe("Pod conditions", func() {
 			}
 
 			patchCondition(ctx, ns, pod.Name, otherGate, corev1.ConditionTrue)
-			Eventually(tl.Pod).WithContext(ctx).WithTimeout(10 * time.Second).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""),
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(10*time.Second).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""),
 				"PC-7: both gates True, the containers ready:\n%s", tl)
 		})
 

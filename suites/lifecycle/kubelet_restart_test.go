@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -29,12 +30,12 @@ var _ = Describe("Kubelet restart", suite.LongRunning, Label(suite.Disruptive), 
 		tl, before, restartAt := restartKubeletUnder(ctx, node)
 		Consistently(tl.Pod).WithContext(ctx).WithTimeout(resyncWindow).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
 
-		after := tl.Pod().Status.ContainerStatuses[0]
-		Expect(after.ContainerID).To(Equal(before.ContainerID), "KR-1: same container")
-		Expect(after.RestartCount).To(Equal(before.RestartCount), "KR-1: restart count unchanged")
+		expectSameContainers(tl.Pod(), before)
 		for _, e := range tl.Entries() {
 			if e.Pod != nil && e.Seen.After(restartAt) {
-				Expect(e.Pod.Status.ContainerStatuses[0].Ready).To(BeTrue(), "KR-2: ready changed across the restart:\n%s", tl)
+				for _, s := range e.Pod.Status.ContainerStatuses {
+					Expect(s.Ready).To(BeTrue(), "KR-2: %s's ready changed across the restart:\n%s", s.Name, tl)
+				}
 			}
 		}
 	})
@@ -54,9 +55,7 @@ var _ = Describe("Kubelet restart", suite.LongRunning, Label(suite.Disruptive), 
 		// Ready again after the next successful probe: within one period (5 s) and the
 		// probe's own 3 s.
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(resyncWindow).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
-		after := tl.Pod().Status.ContainerStatuses[0]
-		Expect(after.ContainerID).To(Equal(before.ContainerID), "KR-1: same container")
-		Expect(after.RestartCount).To(Equal(before.RestartCount), "KR-1: restart count unchanged")
+		expectSameContainers(tl.Pod(), before)
 	})
 })
 
@@ -65,9 +64,22 @@ var _ = Describe("Kubelet restart", suite.LongRunning, Label(suite.Disruptive), 
 // restarted kubelet answers.
 const restartKubeletBound = podStartBound + 13*time.Second + suite.KubeletBackBound
 
-// restartKubeletUnder starts a ready pod on node, restarts that node's kubelet and
-// waits until it answers again.
-func restartKubeletUnder(ctx SpecContext, node facts.Node) (*observe.Timeline, corev1.ContainerStatus, time.Time) {
+// expectSameContainers checks KR-1 on each of the pod's containers: the one running
+// before the kubelet restart still runs (same ID), its restart count unchanged.
+func expectSameContainers(p *corev1.Pod, before []corev1.ContainerStatus) {
+	GinkgoHelper()
+	Expect(p.Status.ContainerStatuses).To(HaveLen(len(before)))
+	for i, after := range p.Status.ContainerStatuses {
+		Expect(after.Name).To(Equal(before[i].Name))
+		Expect(after.ContainerID).To(Equal(before[i].ContainerID), "KR-1: %s is the same container", after.Name)
+		Expect(after.RestartCount).To(Equal(before[i].RestartCount), "KR-1: %s's restart count unchanged", after.Name)
+	}
+}
+
+// restartKubeletUnder starts a ready pod of two containers on node (KR-1's
+// "containers": a kubelet that keeps one and restarts the other fails), restarts
+// that node's kubelet and waits until it answers again.
+func restartKubeletUnder(ctx SpecContext, node facts.Node) (*observe.Timeline, []corev1.ContainerStatus, time.Time) {
 	GinkgoHelper()
 	ns := env.Namespace(ctx)
 	// A readiness probe makes the difference: the legacy behaviour resets probe
@@ -83,10 +95,13 @@ func restartKubeletUnder(ctx SpecContext, node facts.Node) (*observe.Timeline, c
 		PeriodSeconds:  5,
 		TimeoutSeconds: 10,
 	}
+	second := *pod.Spec.Containers[0].DeepCopy()
+	second.Name = "second"
+	pod.Spec.Containers = append(pod.Spec.Containers, second)
 	suite.PinToOwn(pod, node)
 	tl := env.Run(ctx, ns, pod)
 	Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
-	before := tl.Pod().Status.ContainerStatuses[0]
+	before := slices.Clone(tl.Pod().Status.ContainerStatuses)
 	Expect(tl.Pod().Spec.NodeName).To(Equal(node.Name))
 
 	// The kubelet treats a container that started less than 10 s before the kubelet
@@ -95,7 +110,12 @@ func restartKubeletUnder(ctx SpecContext, node facts.Node) (*observe.Timeline, c
 	// rounding, +1 s margin. This wait is the precondition, not a synchronisation.
 	// startedAt is the node's clock, time.Since the runner's: the callers require
 	// facts.OneClock().
-	startedAt := before.State.Running.StartedAt.Time
+	startedAt := before[0].State.Running.StartedAt.Time
+	for _, s := range before[1:] {
+		if s.State.Running.StartedAt.After(startedAt) {
+			startedAt = s.State.Running.StartedAt.Time
+		}
+	}
 	Eventually(func() time.Duration { return time.Since(startedAt) }).WithContext(ctx).WithPolling(500 * time.Millisecond).
 		WithTimeout(13 * time.Second).Should(BeNumerically(">", 12*time.Second))
 

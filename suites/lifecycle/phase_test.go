@@ -149,7 +149,7 @@ var _ = Describe("Pod phase", func() {
 			second.Command = []string{"sh", "-c", observe.MarkShell("second") + fmt.Sprintf("sleep 3; mark done; exit %d", secondExit)}
 			pod.Spec.Containers = append(pod.Spec.Containers, second)
 			tl := env.Run(ctx, ns, pod)
-			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+3*time.Second).Should(HavePhase(phase))
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + 3*time.Second).Should(HavePhase(phase))
 			p := tl.Pod()
 			expectTerminated(p, "main", 0)
 			expectTerminated(p, "second", int32(secondExit))

@@ -243,28 +243,37 @@ var _ = Describe("Restart policy with two containers", func() {
 })
 
 var _ = Describe("Sidecar restart", func() {
-	DescribeTable("restarts a sidecar whatever the pod's restartPolicy and its exit code, while the main container keeps running", Label("RS-5"),
+	// "Sidecars", two of them: the docs' logging-sidecar and a copy of it that exits a
+	// second later, so that a kubelet that restarts only the first sidecar, or only the
+	// first to exit, leaves the other stopped.
+	DescribeTable("restarts each sidecar whatever the pod's restartPolicy and its exit code, while the main container keeps running", Label("RS-5"),
 		func(ctx SpecContext, policy corev1.RestartPolicy, code string) {
 			ns := env.Namespace(ctx)
 			pod := examples.AppWithSidecar()
-			// The changes the statement needs: the pod's restartPolicy under test, and a
-			// sidecar that exits with code after 2 s. Under Never (and, for exit 0,
-			// OnFailure) a regular container would stay stopped.
+			// The changes the statement needs: the pod's restartPolicy under test, and
+			// sidecars that exit with code after 2 s and 3 s. Under Never (and, for exit
+			// 0, OnFailure) a regular container would stay stopped.
 			pod.Spec.RestartPolicy = policy
 			pod.Spec.InitContainers[0].Image = "busybox:1.28"
 			pod.Spec.InitContainers[0].Command = []string{"sh", "-c", "sleep 2; exit " + code}
+			second := *pod.Spec.InitContainers[0].DeepCopy()
+			second.Name = "logging-sidecar-2"
+			second.Command = []string{"sh", "-c", "sleep 3; exit " + code}
+			pod.Spec.InitContainers = append(pod.Spec.InitContainers, second)
 			reason := "Error"
 			if code == "0" {
 				reason = "Completed"
 			}
 			tl := env.Run(ctx, ns, pod)
-			// 2 s of running, then the restart at once after a first exit.
-			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + 2*time.Second + firstRestartBound).Should(And(
-				HaveContainerRestarts("logging-sidecar", BeNumerically(">=", 1)), lastReason("logging-sidecar", reason)))
+			// 3 s of running, then the restart at once after a first exit.
+			for _, sidecar := range []string{"logging-sidecar", "logging-sidecar-2"} {
+				Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+3*time.Second+firstRestartBound).Should(And(
+					HaveContainerRestarts(sidecar, BeNumerically(">=", 1)), lastReason(sidecar, reason)), "RS-5: %s restarted:\n%s", sidecar, tl)
+			}
 			Expect(tl.Pod()).To(And(HavePhase(corev1.PodRunning), HaveContainerRestarts("main-app", 0), HaveContainerState("main-app", "Running", "")))
 		},
-		Entry("pod Never, sidecar exits 1", suite.Timeout(podStartBound+2*time.Second+firstRestartBound), corev1.RestartPolicyNever, "1"),
-		Entry("pod Never, sidecar exits 0", suite.Timeout(podStartBound+2*time.Second+firstRestartBound), corev1.RestartPolicyNever, "0"),
-		Entry("pod OnFailure, sidecar exits 1", suite.Timeout(podStartBound+2*time.Second+firstRestartBound), corev1.RestartPolicyOnFailure, "1"),
+		Entry("pod Never, sidecars exit 1", suite.Timeout(podStartBound+3*time.Second+firstRestartBound, firstRestartBound), corev1.RestartPolicyNever, "1"),
+		Entry("pod Never, sidecars exit 0", suite.Timeout(podStartBound+3*time.Second+firstRestartBound, firstRestartBound), corev1.RestartPolicyNever, "0"),
+		Entry("pod OnFailure, sidecars exit 1", suite.Timeout(podStartBound+3*time.Second+firstRestartBound, firstRestartBound), corev1.RestartPolicyOnFailure, "1"),
 	)
 })

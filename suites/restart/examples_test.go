@@ -74,7 +74,7 @@ var _ = Describe("Init containers", func() {
 		p.Spec.InitContainers = []corev1.Container{container("init-1", "mark ran; exit 0"), container("init-2", "mark ran; exit 0")}
 		p = observe.WithMarkers(p)
 		tl := env.Run(ctx, ns, p)
-		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+firstRestartBound).Should(
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + firstRestartBound).Should(
 			And(HaveContainerRestarts("main", 1), HaveContainerState("main", "Running", "")))
 		ms := markersOf(ctx, ns, p.Name, "main")
 		Expect(ms.Of("main").Events()).To(Equal([]string{"crash", "start"}), "the app container crashed once and was restarted:\n%s", ms)

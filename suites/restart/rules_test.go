@@ -12,6 +12,7 @@ import (
 	"github.com/podlifecycle/conformance/framework/examples"
 	"github.com/podlifecycle/conformance/framework/facts"
 	. "github.com/podlifecycle/conformance/framework/match"
+	"github.com/podlifecycle/conformance/framework/observe"
 	"github.com/podlifecycle/conformance/framework/suite"
 )
 
@@ -69,28 +70,50 @@ var _ = Describe("Container restart rules", Label("ContainerRestartRules"), func
 		Entry("exit 3: no rule matches, the container policy Never applies, Failed", suite.Timeout(podStartBound), "3", false),
 	)
 
-	It("apply the first matching rule, in order", Label("RS-10"), suite.Timeout(podStartBound+firstRestartBound), func(ctx SpecContext) {
-		// The second rule must be one the cluster would carry out, or it could not be
-		// told apart from a rule that was skipped.
-		node := restartAllContainersNode()
-		ns := env.Namespace(ctx)
-		c := container("main", "mark start; sleep 1; exit 7")
-		// Rule 1 matches exit 7 and says Restart; rule 2 would also match and say
-		// RestartAllContainers, which would restart "other" too.
-		c.RestartPolicyRules = []corev1.ContainerRestartRule{
-			{Action: corev1.ContainerRestartRuleActionRestart, ExitCodes: &corev1.ContainerRestartRuleOnExitCodes{Operator: corev1.ContainerRestartRuleOnExitCodesOpIn, Values: []int32{7}}},
-			{Action: corev1.ContainerRestartRuleActionRestartAllContainers, ExitCodes: &corev1.ContainerRestartRuleOnExitCodes{Operator: corev1.ContainerRestartRuleOnExitCodesOpIn, Values: []int32{7}}},
-		}
-		c.RestartPolicy = ptr(corev1.ContainerRestartPolicyNever)
-		p := pod("first-match", corev1.RestartPolicyNever, c, container("other", "sleep 3600"))
-		suite.PinTo(p, node)
-		tl := env.Run(ctx, ns, p)
-		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + firstRestartBound).Should(HaveContainerRestarts("main", BeNumerically(">=", 1)))
-		Expect(tl.Pod()).To(HaveContainerRestarts("other", 0), "the second rule (RestartAllContainers) did not apply")
-		for _, p := range tl.Pods() {
-			Expect(p).NotTo(HaveCondition(corev1.AllContainersRestarting, corev1.ConditionTrue, ""))
-		}
-	})
+	// Two rules that both match exit 7, in both orders: the first one's action applies.
+	// One order alone passes a kubelet that prefers one action whatever the order (the
+	// Restart-first order passes "Restart wins", the other "RestartAllContainers wins").
+	// The second rule must be one the cluster would carry out, or it could not be told
+	// apart from a rule that was skipped: both actions are, on the RestartAllContainers
+	// node.
+	DescribeTable("apply the first matching rule, in order", Label("RS-10"),
+		func(ctx SpecContext, first, second corev1.ContainerRestartRuleAction) {
+			node := restartAllContainersNode()
+			ns := env.Namespace(ctx)
+			on7 := func(a corev1.ContainerRestartRuleAction) corev1.ContainerRestartRule {
+				return corev1.ContainerRestartRule{Action: a, ExitCodes: &corev1.ContainerRestartRuleOnExitCodes{Operator: corev1.ContainerRestartRuleOnExitCodesOpIn, Values: []int32{7}}}
+			}
+			// main exits 7 on its first run only, so that what follows the first
+			// action is not a second trigger.
+			c := container("main", "if [ ! -e "+observe.MarkerDir+"/exited ]; then touch "+observe.MarkerDir+"/exited; mark exit; sleep 1; exit 7; fi; mark start; sleep 3600")
+			c.RestartPolicyRules = []corev1.ContainerRestartRule{on7(first), on7(second)}
+			c.RestartPolicy = ptr(corev1.ContainerRestartPolicyNever)
+			p := observe.WithMarkers(pod("first-match", corev1.RestartPolicyNever, c, container("other", "mark start; sleep 3600")))
+			suite.PinTo(p, node)
+			tl := env.Run(ctx, ns, p)
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + firstRestartBound).Should(
+				And(HaveContainerRestarts("main", 1), HaveContainerState("main", "Running", "")))
+			allRestarted := false
+			for _, q := range tl.Pods() {
+				if ok, _ := HaveCondition(corev1.AllContainersRestarting, corev1.ConditionTrue, "").Match(q); ok {
+					allRestarted = true
+				}
+			}
+			if first == corev1.ContainerRestartRuleActionRestart {
+				Expect(allRestarted).To(BeFalse(), "RS-10: the second rule (RestartAllContainers) applied:\n%s", tl)
+				Consistently(tl.Pod).WithContext(ctx).WithTimeout(3*time.Second).Should(HaveContainerRestarts("other", 0),
+					"RS-10: the first rule is Restart of main alone; other was restarted:\n%s", tl)
+				return
+			}
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(firstRestartBound).Should(
+				And(HaveContainerRestarts("other", 1), HaveContainerState("other", "Running", "")),
+				"RS-10: the first rule is RestartAllContainers; other was not restarted:\n%s", tl)
+		},
+		Entry("Restart, then RestartAllContainers: main alone restarts", suite.Timeout(podStartBound+firstRestartBound, 3*time.Second),
+			corev1.ContainerRestartRuleActionRestart, corev1.ContainerRestartRuleActionRestartAllContainers),
+		Entry("RestartAllContainers, then Restart: every container restarts", suite.Timeout(podStartBound+firstRestartBound, firstRestartBound),
+			corev1.ContainerRestartRuleActionRestartAllContainers, corev1.ContainerRestartRuleActionRestart),
+	)
 
 	It("are rejected by the API on a container without its own restartPolicy", Label("RS-10"), suite.Timeout(), func(ctx SpecContext) {
 		ns := env.Namespace(ctx)

@@ -26,9 +26,12 @@ func checkBound(s backoff.Settings, n int) time.Duration {
 // fit) and checks the delays the docs give for the settings in force on that node
 // (backoff.Settings.Documented), which the report names with the measured delays.
 var _ = Describe("Crash-loop backoff", func() {
-	It("with ReduceDefaultCrashLoopBackOffDecay starts at 1 s and doubles", suite.LongRunning, Label("RS-12", "ReduceDefaultCrashLoopBackOffDecay"), suite.Timeout(checkBound(backoff.Settings{ReduceDefaultDecay: true}, 6)), func(ctx SpecContext) {
+	// Seven delays, to 32 s: the one delay long enough that a kubelet whose delays are
+	// all 20 % longer (38.4 s) falls outside the model's 3.5 s late tolerance; up to
+	// 16 s (19.2 s) it stays inside, and the whole-loop rule resolves only 40 % there.
+	It("with ReduceDefaultCrashLoopBackOffDecay starts at 1 s and doubles", suite.LongRunning, Label("RS-12", "ReduceDefaultCrashLoopBackOffDecay"), suite.Timeout(checkBound(backoff.Settings{ReduceDefaultDecay: true}, 7)), func(ctx SpecContext) {
 		node := env.NodeFor("reduced-decay", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": true})
-		crashloop.Check(ctx, env, "RS-12", node, 6)
+		crashloop.Check(ctx, env, "RS-12", node, 7) // 0, 1, 2, 4, 8, 16, 32 s
 	})
 
 	// The reduced-decay worker sets no maxContainerRestartPeriod and leaves
@@ -83,9 +86,10 @@ var _ = Describe("Crash-loop backoff", func() {
 		crashloop.Check(ctx, env, "RS-14", node, 10) // 0, 1, 2, …, 64, 100, 100
 	})
 
-	It("with both, starts at 1 s and doubles", Label("RS-14", "ReduceDefaultCrashLoopBackOffDecay", "KubeletCrashLoopBackOffMax"), suite.Timeout(checkBound(backoff.Settings{ReduceDefaultDecay: true, MaxPeriodGate: true, MaxPeriod: 100 * time.Second}, 5)), func(ctx SpecContext) {
+	// To 32 s, as RS-12's: a 20 % longer backoff is out of the model at the seventh delay.
+	It("with both, starts at 1 s and doubles", suite.LongRunning, Label("RS-14", "ReduceDefaultCrashLoopBackOffDecay", "KubeletCrashLoopBackOffMax"), suite.Timeout(checkBound(backoff.Settings{ReduceDefaultDecay: true, MaxPeriodGate: true, MaxPeriod: 100 * time.Second}, 7)), func(ctx SpecContext) {
 		env.Require(facts.KubeletMaxRestartPeriod("both", "100s"))
 		node := env.NodeFor("both", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": true, "KubeletCrashLoopBackOffMax": true})
-		crashloop.Check(ctx, env, "RS-14", node, 5)
+		crashloop.Check(ctx, env, "RS-14", node, 7) // 0, 1, 2, 4, 8, 16, 32 s
 	})
 })

@@ -229,3 +229,25 @@ func TestFits(t *testing.T) {
 		}
 	}
 }
+
+// The reduced decay's loops run to the seventh delay (RS-12, RS-14: 0, 1 s, … 32 s):
+// a kubelet whose every delay is 20 % longer stays within the single-delay model up to
+// 16 s and leaves it at 32 s, where the loop is out of the whole-loop rule's reach.
+func TestReducedDecayLoopTellsTwentyPercentLonger(t *testing.T) {
+	expected := Expected(time.Second, 60*time.Second, 7)
+	longer := make([]time.Duration, len(expected))
+	for i, b := range expected {
+		longer[i] = b * 12 / 10
+	}
+	for i := 1; i < 6; i++ {
+		if !Within(longer[i], expected[i]) {
+			t.Errorf("delay %d: %v is already outside %v's bounds; the loop could stop earlier", i+1, longer[i], expected[i])
+		}
+	}
+	if Within(longer[6], expected[6]) {
+		t.Errorf("the seventh delay %v is within %v's bounds: 20 %% longer passes", longer[6], expected[6])
+	}
+	if sum, ok := Loop(expected[:6], longer[:6]); ok && !sum.Within() {
+		t.Errorf("six delays already tell it by the whole loop (%v): the seventh is not needed", sum)
+	}
+}

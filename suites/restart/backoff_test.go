@@ -52,6 +52,33 @@ var _ = Describe("Crash-loop backoff", suite.LongRunning, func() {
 		Expect(after.Spec.NodeName).To(Equal(before.Spec.NodeName), "the pod made again must run on the same node")
 		Expect(after.UID).NotTo(Equal(before.UID))
 	})
+
+	// "Restarts of the same container": the delay is each container's own. Two
+	// containers of one pod crash together; each restarts at once after its first
+	// crash, then after 10 s, 20 s. A kubelet that kept one delay for the pod would hold
+	// the second container's first restart for the 10 s the first one's crash set.
+	It("keeps a delay per container: two containers of one pod crashing together each restart at once, then after 10 s, 20 s", Label("RS-6"), suite.Timeout(crashLoopBound(defaultDelays(3), 0), firstRestartBound), func(ctx SpecContext) {
+		node := defaultBackoffNode()
+		looper := crashloop.CrashLooper(node)
+		second := *looper.Spec.Containers[0].DeepCopy()
+		second.Name = "crasher-2"
+		second.Command = []string{"sh", "-c", observe.MarkShell("crasher-2") +
+			"until [ -f " + observe.MarkerDir + "/observer-up ]; do sleep 0.05; done; mark start; mark exit; exit 1"}
+		looper.Spec.Containers = append(looper.Spec.Containers, second)
+		ns := env.Namespace(ctx)
+		tl := env.Run(ctx, ns, looper)
+		expected := defaultDelays(3)
+		first := crashloop.MeasureLoop(ctx, env, tl, len(expected), backoff.Budget(expected))
+		// crasher-2 restarts within a start of crasher: the same backoffs, run out at
+		// the same syncs or the next.
+		Eventually(tl.Pod).WithContext(ctx).WithTimeout(firstRestartBound).Should(HaveContainerRestarts("crasher-2", BeNumerically(">=", len(expected))))
+		ms, err := env.MarkerFile(ctx, ns, looper.Name, "observer")
+		Expect(err).NotTo(HaveOccurred())
+		other := backoff.Delays(ms, "crasher-2")
+		Expect(len(other)).To(BeNumerically(">=", len(expected)), "markers: %v", ms)
+		crashloop.CheckDelays(tl, "RS-6", crashloop.NodeAndSettings(node)+", crasher of two", expected, first)
+		crashloop.CheckDelays(tl, "RS-6", crashloop.NodeAndSettings(node)+", crasher-2 of two", expected, other[:len(expected)])
+	})
 })
 
 // The docs give the delays as exact doublings; a pod left alone sees them later, by

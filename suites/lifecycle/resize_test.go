@@ -192,16 +192,19 @@ var _ = Describe("In-place resize", func() {
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HavePhase(corev1.PodRunning))
 			Expect(tl.Pod().Status.QOSClass).To(Equal(corev1.PodQOSGuaranteed))
 
-			Expect(resizePodLevel(ctx, ns, pod.Name, guaranteed("200m", "64Mi"))).To(Succeed())
-			// A kubelet that ignores pod-level resizes keeps status.resources at 100m.
+			// CPU and memory, both named by the statement: a kubelet that applies one of
+			// the two keeps the other at its old value.
+			Expect(resizePodLevel(ctx, ns, pod.Name, guaranteed("200m", "128Mi"))).To(Succeed())
+			// A kubelet that ignores pod-level resizes keeps status.resources at 100m, 64Mi.
 			Eventually(func() string {
 				p := tl.Pod()
 				if p.Status.Resources == nil {
 					return ""
 				}
-				return p.Status.Resources.Requests.Cpu().String()
-			}).WithContext(ctx).WithTimeout(resizeActuationBound).Should(Equal("200m"), "status.resources:\n%s", tl)
-			Expect(tl.Pod().Status.AllocatedResources.Cpu().String()).To(Equal("200m"), "status.allocatedResources")
+				return p.Status.Resources.Requests.Cpu().String() + " " + p.Status.Resources.Requests.Memory().String()
+			}).WithContext(ctx).WithTimeout(resizeActuationBound).Should(Equal("200m 128Mi"), "status.resources:\n%s", tl)
+			allocated := tl.Pod().Status.AllocatedResources
+			Expect(allocated.Cpu().String() + " " + allocated.Memory().String()).To(Equal("200m 128Mi"), "status.allocatedResources")
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(resizeDecisionBound).ShouldNot(Or(
 				HaveCondition(corev1.PodResizePending, corev1.ConditionTrue, ""), HaveCondition(corev1.PodResizeInProgress, corev1.ConditionTrue, "")))
 			Expect(tl.Pod()).To(HaveContainerRestarts("main", 0))

@@ -70,10 +70,10 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 		took := restartedAt.Sub(exit88)
 		AddReportEntry("in-place restart: watcher exit → main-application start (ms)", took.Milliseconds())
 		Expect(took).To(BeNumerically("<", 2*time.Second+3*backoff.StartLatency), "markers: %v", ms)
-		// "Without a grace period", measured: from the TERM the main container notes to
-		// its last heartbeat (every 0.2 s after TERM, until it is killed) is the window
-		// the kubelet gave it. Without a grace period there is none: no TERM noted, or a
-		// window within one heartbeat (+0.3 s for the marker's own write).
+		// The pages say the configured terminationGracePeriodSeconds is not honoured, not
+		// that there is no grace at all: the window from the TERM the main container notes
+		// to its last heartbeat (every 0.2 s after TERM, until it is killed) is shown, and
+		// must be far below the pod's 30 s (half of it: an honoured grace period fills it).
 		window := time.Duration(0)
 		if termAt, ok := ms.When(observe.MarkOf("main-application", "term")); ok {
 			if last, ok := ms.When(observe.LastHeartbeatOf("main-application")); ok && last.After(termAt) {
@@ -81,16 +81,7 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 			}
 		}
 		AddReportEntry("in-place restart: TERM → last heartbeat of main-application (ms)", window.Milliseconds())
-		suite.Drift(drift.Observation[time.Duration]{
-			Statement:  "RS-11",
-			Topic:      "in-place restart kill window",
-			Docs:       "running containers are stopped without a grace period",
-			Documented: 0,
-			Measured:   window.Round(100 * time.Millisecond),
-			Same:       func(_, measured time.Duration) bool { return measured <= 500*time.Millisecond },
-			Evidence:   "main-application's markers: " + fmt.Sprint(ms.Of("main-application")),
-			Reproducer: suite.Reproducer(pod, "RestartAllContainersOnContainerExits on"),
-		})
+		Expect(window).To(BeNumerically("<", 15*time.Second), "RS-11: main-application was given %v after TERM, the pod's terminationGracePeriodSeconds honoured:\n%v", window, ms)
 
 		By("init containers run again in order, then the sidecar, then the main container")
 		second := ms.After(exit88).WithEvent("start").Containers()

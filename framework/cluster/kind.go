@@ -90,6 +90,9 @@ type Kind struct {
 	provider *kindcluster.Provider
 	name     string // set by Acquire
 	created  bool
+	// adopt: Acquire makes an existing cluster that answers the run's own (its run
+	// marker), as CreateRunClusters does before the suites start; a suite never does.
+	adopt bool
 }
 
 // NewKind checks the config and that Docker answers; nothing is created yet.
@@ -213,6 +216,15 @@ func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
 			if err != nil {
 				return nil, fmt.Errorf("kind cluster %s, made by this run, does not answer after %s (%w); it is kept for the run's other suites", name, runClusterPatience, err)
 			}
+		}
+		if err == nil && !ours && k.adopt {
+			// A cluster an earlier run kept (it failed, or KEEP_CLUSTERS): this run's
+			// suites must treat it as made ahead for them, or one that finds its API
+			// server slow while they start side by side deletes it under the others.
+			if err := writeRunMarker(k.opts.StateDir, name, k.opts.RunID); err != nil {
+				return nil, err
+			}
+			ours = true
 		}
 		if err == nil {
 			k.created = ours
@@ -385,7 +397,8 @@ func DeleteRunClusters(o KindOptions, runID string) error {
 // start, all at once, so that a later suite's cluster is not made in the middle of
 // the run while nothing else happens: the suites then reuse them (the run marker
 // makes them the run's own), and DeleteRunClusters deletes them once every suite has
-// passed. Interrupted, it deletes what it had begun to make; a creation that fails
+// passed. A cluster an earlier run kept is adopted the same way: the run marker
+// becomes this run's. Interrupted, it deletes what it had begun to make; a creation that fails
 // keeps its cluster, with a note on how to inspect and delete it, as a suite would.
 func CreateRunClusters(ctx context.Context, configs []string, o KindOptions) error {
 	if o.RunID == "" {
@@ -397,6 +410,7 @@ func CreateRunClusters(ctx context.Context, configs []string, o KindOptions) err
 		if err != nil {
 			return err
 		}
+		k.adopt = true
 		kinds[i] = k
 	}
 	errs := make([]error, len(kinds))

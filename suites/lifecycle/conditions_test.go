@@ -272,7 +272,7 @@ var _ = Describe("Pod conditions", func() {
 	// "All gate conditions": two gates. One True is not enough: a kubelet that reads
 	// only the first gate, or any one, is Ready here.
 	It("keep Ready False until every readiness gate's condition is True, not just one of two",
-		Label("PC-7"), suite.Timeout(podStartBound, 10*time.Second, 2*(10*time.Second+3*time.Second), 10*time.Second), func(ctx SpecContext) {
+		Label("PC-7"), suite.Timeout(podStartBound, 10*time.Second, 2*(10*time.Second+10*time.Second+5*time.Second), 10*time.Second), func(ctx SpecContext) {
 			ns := env.Namespace(ctx)
 			const otherGate corev1.PodConditionType = "www.example.com/other-gate"
 			pod := shellPod("two-gates", corev1.RestartPolicyAlways, "sleep 3600")
@@ -282,12 +282,17 @@ var _ = Describe("Pod conditions", func() {
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(10 * time.Second).Should(
 				HaveCondition(corev1.PodReady, corev1.ConditionFalse, "ReadinessGatesNotReady"))
 
-			// Each gate True on its own, the other False, in both orders of the gates.
+			// Each gate True on its own, the other False, in both orders of the gates. The
+			// other is set False first, so that the spec never makes both True at once;
+			// then the kubelet has a pod update to sync (the gate turned True) and 5 s to
+			// turn Ready True, which it does within seconds when both are (below).
 			for _, gates := range [][2]corev1.PodConditionType{{otherGate, featureGateCondition}, {featureGateCondition, otherGate}} {
-				patchCondition(ctx, ns, pod.Name, gates[0], corev1.ConditionTrue)
 				patchCondition(ctx, ns, pod.Name, gates[1], corev1.ConditionFalse)
+				Eventually(tl.Pod).WithContext(ctx).WithTimeout(10 * time.Second).Should(And(HaveCondition(gates[1], corev1.ConditionFalse, ""),
+					HaveCondition(corev1.PodReady, corev1.ConditionFalse, "ReadinessGatesNotReady")))
+				patchCondition(ctx, ns, pod.Name, gates[0], corev1.ConditionTrue)
 				Eventually(tl.Pod).WithContext(ctx).WithTimeout(10 * time.Second).Should(HaveCondition(gates[0], corev1.ConditionTrue, ""))
-				Consistently(tl.Pod).WithContext(ctx).WithTimeout(3*time.Second).Should(HaveCondition(corev1.PodReady, corev1.ConditionFalse, "ReadinessGatesNotReady"),
+				Consistently(tl.Pod).WithContext(ctx).WithTimeout(5*time.Second).Should(HaveCondition(corev1.PodReady, corev1.ConditionFalse, "ReadinessGatesNotReady"),
 					"PC-7: Ready with gate %s True and %s False:\n%s", gates[0], gates[1], tl)
 			}
 

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/podlifecycle/conformance/framework/backoff"
+	"github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
 )
 
@@ -57,7 +57,7 @@ func BackoffStatuses(entries []observe.Entry, uid types.UID, container string, e
 			continue
 		}
 		if prev != nil {
-			if s := containerStatus(prev.Pod, container); s != nil && s.State.Running == nil && s.LastTerminationState.Terminated != nil || s != nil && s.State.Terminated != nil {
+			if s := match.ContainerStatus(prev.Pod, container); s != nil && s.State.Running == nil && (s.LastTerminationState.Terminated != nil || s.State.Terminated != nil) {
 				// Not running, exited at least once: the backoff before restart k+1.
 				restart := s.RestartCount + 1
 				if int(restart) <= len(expected) {
@@ -79,7 +79,7 @@ func BackoffStatuses(entries []observe.Entry, uid types.UID, container string, e
 	// Keep the backoffs the record saw end: the last pod seen has restarted past them.
 	var final int32
 	if prev != nil {
-		if s := containerStatus(prev.Pod, container); s != nil {
+		if s := match.ContainerStatus(prev.Pod, container); s != nil {
 			final = s.RestartCount
 		}
 	}
@@ -90,15 +90,6 @@ func BackoffStatuses(entries []observe.Entry, uid types.UID, container string, e
 		}
 	}
 	return kept
-}
-
-func containerStatus(p *corev1.Pod, name string) *corev1.ContainerStatus {
-	for i := range p.Status.ContainerStatuses {
-		if p.Status.ContainerStatuses[i].Name == name {
-			return &p.Status.ContainerStatuses[i]
-		}
-	}
-	return nil
 }
 
 // BackoffTable is the report's line per backoff.

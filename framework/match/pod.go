@@ -158,7 +158,7 @@ func HaveContainerRestarts(name string, count any) types.GomegaMatcher {
 	}
 	return &podMatcher{want: want,
 		check: func(p *corev1.Pod) (bool, string) {
-			s := containerStatus(p, name)
+			s := ContainerStatus(p, name)
 			if s == nil {
 				return false, "no status for container " + name
 			}
@@ -175,7 +175,7 @@ func HaveContainerRestarts(name string, count any) types.GomegaMatcher {
 func HaveContainerReady(name string, ready bool) types.GomegaMatcher {
 	return &podMatcher{want: fmt.Sprintf("container %s with ready %t", name, ready),
 		check: func(p *corev1.Pod) (bool, string) {
-			s := containerStatus(p, name)
+			s := ContainerStatus(p, name)
 			if s == nil {
 				return false, "no status for container " + name
 			}
@@ -191,7 +191,7 @@ func HaveContainerState(name, kind, reason string) types.GomegaMatcher {
 		want += "(" + reason + ")"
 	}
 	return &podMatcher{want: want, check: func(p *corev1.Pod) (bool, string) {
-		s := containerStatus(p, name)
+		s := ContainerStatus(p, name)
 		if s == nil {
 			return false, "no status for container " + name
 		}
@@ -209,7 +209,8 @@ func condition(p *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
 	return nil
 }
 
-func containerStatus(p *corev1.Pod, name string) *corev1.ContainerStatus {
+// ContainerStatus is the status of the container (app or init) named name, or nil.
+func ContainerStatus(p *corev1.Pod, name string) *corev1.ContainerStatus {
 	for _, list := range [][]corev1.ContainerStatus{p.Status.ContainerStatuses, p.Status.InitContainerStatuses} {
 		for i := range list {
 			if list[i].Name == name {

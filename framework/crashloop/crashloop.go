@@ -29,8 +29,11 @@ import (
 // "observer" keeps the marker file readable between the crasher's runs, pinned to
 // node.
 func CrashLooper(node facts.Node) *corev1.Pod {
-	return CrashLooperRunning(node, "mark start; mark exit; exit 1")
+	return CrashLooperRunning(node, CrashAtOnce)
 }
+
+// CrashAtOnce is the crasher's script of CrashLooper: marked started, it exits 1.
+const CrashAtOnce = "mark start; mark exit; exit 1"
 
 // CrashLooperRunning is CrashLooper with the crasher running script (with mark()
 // defined) each time; the script must mark "start" first and "exit" last. Every run
@@ -38,9 +41,7 @@ func CrashLooper(node facts.Node) *corev1.Pod {
 // another in one sync, and a crash during that sync would only be handled after it,
 // adding the observer's start to the first delay.
 func CrashLooperRunning(node facts.Node, script string) *corev1.Pod {
-	crasher := corev1.Container{Name: "crasher", Image: "busybox:1.28",
-		Command: []string{"sh", "-c", observe.MarkShell("crasher") +
-			"until [ -f " + observe.MarkerDir + "/observer-up ]; do sleep 0.05; done; " + script}}
+	crasher := Crasher("crasher", script)
 	observer := corev1.Container{Name: "observer", Image: "busybox:1.28",
 		Command: []string{"sh", "-c", "touch " + observe.MarkerDir + "/observer-up; exec sleep 3600"}}
 	p := &corev1.Pod{
@@ -49,6 +50,15 @@ func CrashLooperRunning(node facts.Node, script string) *corev1.Pod {
 			TerminationGracePeriodSeconds: new(int64)},
 	}
 	return observe.WithMarkers(suite.PinTo(p, node))
+}
+
+// Crasher is a container of a CrashLooper pod named name, running script (with mark()
+// defined, marking as name) each time, once the observer is up; a second crasher of
+// the pod gets its own markers (observer's marker file) and its own backoff.
+func Crasher(name, script string) corev1.Container {
+	return corev1.Container{Name: name, Image: "busybox:1.28",
+		Command: []string{"sh", "-c", observe.MarkShell(name) +
+			"until [ -f " + observe.MarkerDir + "/observer-up ]; do sleep 0.05; done; " + script}}
 }
 
 // Check runs a crash loop on node until n delays are measured and checks them

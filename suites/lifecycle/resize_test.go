@@ -204,7 +204,7 @@ var _ = Describe("In-place resize", func() {
 				return p.Status.Resources.Requests.Cpu().String() + " " + p.Status.Resources.Requests.Memory().String()
 			}).WithContext(ctx).WithTimeout(resizeActuationBound).Should(Equal("200m 128Mi"), "status.resources:\n%s", tl)
 			allocated := tl.Pod().Status.AllocatedResources
-			Expect(allocated.Cpu().String() + " " + allocated.Memory().String()).To(Equal("200m 128Mi"), "status.allocatedResources")
+			Expect(allocated.Cpu().String()+" "+allocated.Memory().String()).To(Equal("200m 128Mi"), "status.allocatedResources")
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(resizeDecisionBound).ShouldNot(Or(
 				HaveCondition(corev1.PodResizePending, corev1.ConditionTrue, ""), HaveCondition(corev1.PodResizeInProgress, corev1.ConditionTrue, "")))
 			Expect(tl.Pod()).To(HaveContainerRestarts("main", 0))

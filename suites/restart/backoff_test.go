@@ -72,10 +72,8 @@ var _ = Describe("Crash-loop backoff", suite.LongRunning, func() {
 	It("keeps a delay per container: two containers of one pod crashing together each restart at once, then after 10 s, 20 s", Label("RS-6"), suite.Timeout(crashLoopBound(defaultDelays(3), 0), firstRestartBound), func(ctx SpecContext) {
 		node := defaultBackoffNode()
 		looper := crashloop.CrashLooper(node)
-		second := *looper.Spec.Containers[0].DeepCopy()
-		second.Name = "crasher-2"
-		second.Command = []string{"sh", "-c", observe.MarkShell("crasher-2") +
-			"until [ -f " + observe.MarkerDir + "/observer-up ]; do sleep 0.05; done; mark start; mark exit; exit 1"}
+		second := crashloop.Crasher("crasher-2", crashloop.CrashAtOnce)
+		second.VolumeMounts = looper.Spec.Containers[0].VolumeMounts // the markers' volume
 		looper.Spec.Containers = append(looper.Spec.Containers, second)
 		ns := env.Namespace(ctx)
 		tl := env.Run(ctx, ns, looper)

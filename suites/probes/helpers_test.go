@@ -46,6 +46,26 @@ func firstProbeWindow(initialDelay, period time.Duration) (min, max time.Duratio
 	return initialDelay - startedAtTruncation - tickJitter, initialDelay + period + tickJitter
 }
 
+// probeClockStart is the instant a container's first-probe window is counted from:
+// its own start marker, but no later than a second past the StartedAt the API shows
+// (started). The kubelet counts initialDelaySeconds from StartedAt truncated to whole
+// seconds, so the real start lies in [started, started+1s); the marker, written once
+// the server runs, comes after the real start, on a loaded machine by more than a
+// second (a first probe 320 ms after a marker, against a 2 s delay, 2026-12-04). The
+// lesser of the two is never before the real start, so a first probe that respects
+// the truncated StartedAt is never measured earlier than initialDelaySeconds − 1 s,
+// and one within a period of it never later than the window's end.
+func probeClockStart(log observe.Log, container string, started metav1.Time) time.Time {
+	GinkgoHelper()
+	marker, ok := log.When(observe.StartOf(container))
+	Expect(ok).To(BeTrue(), "the %s's start marker:\n%s", container, log)
+	Expect(started.IsZero()).To(BeFalse(), "the API shows no StartedAt for %s", container)
+	if latest := started.Add(time.Second); marker.After(latest) {
+		return latest
+	}
+	return marker
+}
+
 // earlyFirstProbe records how long the first probe of a spec's pod came after the
 // container's real start (its own marker) against initialDelaySeconds. It decides no
 // verdict: whether one pod's first probe comes early is chance (the fraction of a

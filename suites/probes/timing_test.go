@@ -44,7 +44,9 @@ var _ = Describe("Probe timing", func() {
 		}
 		Expect(len(probes)).To(BeNumerically(">=", 4), "%s", log)
 		exp := timings("liveness probe timing")
-		started, _ := log.When(observe.StartOf("server"))
+		previous := ContainerStatus(tl.Pod(), "server").LastTerminationState.Terminated
+		Expect(previous).NotTo(BeNil(), "the server's first instance, restarted")
+		started := probeClockStart(log, "server", previous.StartedAt)
 		// The first tick at least initialDelaySeconds after the (truncated) start: up to
 		// one period later (the worker's ticker started when the kubelet saw the pod).
 		min, max := firstProbeWindow(initialDelay, period)
@@ -95,8 +97,9 @@ var _ = Describe("Probe timing", func() {
 						log = probeLog(ctx, ns, pods[i].Name, "server", false)
 						return withPrefix(log, "/ready-probe ")
 					}).WithContext(ctx).WithTimeout(podStartBound+20*time.Second).Should(BeNumerically(">=", 1), "pod %s's first probe:\n%s", pods[i].Name, tl)
-					started, ok := log.When(observe.StartOf("server"))
-					Expect(ok).To(BeTrue(), "the server's start marker:\n%s", log)
+					running := ContainerStatus(tl.Pod(), "server").State.Running
+					Expect(running).NotTo(BeNil(), "pod %s's server runs", pods[i].Name)
+					started := probeClockStart(log, "server", running.StartedAt)
 					probes := times(log, "server", "/ready-probe 200")
 					Expect(probes).NotTo(BeEmpty(), "%s", log)
 					d := probes[0].Sub(started)

@@ -19,13 +19,19 @@ ARTIFACTS ?= _artifacts
 # terminated-pod-gc-threshold); lifecycle/nodeloss (Slow only) loses two workers of it
 # that only it uses, and lifecycle/pressure drives a third into memory pressure.
 SUITES   := cluster lifecycle restart probes termination declaredfeatures restart/profiles termination/gated lifecycle/nodeloss lifecycle/pressure
-# How make e2e runs them side by side: three Ginkgo runs at once, each over the suites
-# of its stream in turn (a stream's specs wait on kubelet timers more than on the CPU;
-# more streams overload 2 cores at their start), balanced by a warm run's suite times:
-# restart's crash loops, then termination, whose timings are the tightest, once the
-# other streams are done; lifecycle and probes; the backoff-profiles cluster's suites.
-# The specs labelled Quiet run after the streams, alone.
-STREAMS  := cluster restart declaredfeatures termination | lifecycle probes | restart/profiles termination/gated lifecycle/nodeloss lifecycle/pressure
+# How make e2e runs them: one Ginkgo over the suites in this order, each suite making
+# its cluster as it starts, so the default cluster's suites run without the 9 idle
+# nodes of the backoff-profiles cluster (on a 2-core machine under nested
+# virtualization, 15 idle kind nodes alone took half of the CPU, and three streams side
+# by side failed 28 to 113 specs on pod starts and timings; one stream with both
+# clusters up, 8; one cluster at a time, 1: docs/measurements.md, 2026-12-04).
+# STREAMS runs them side by side instead, both clusters made ahead, on a machine with
+# room for it: three Ginkgo runs at once, each over the suites of its stream in turn,
+# for example
+#   make e2e STREAMS='cluster restart declaredfeatures termination | lifecycle probes | restart/profiles termination/gated lifecycle/nodeloss lifecycle/pressure'
+# (13-15 minutes warm on 2026-12-03's machine); the specs labelled Quiet then run after
+# the streams, alone.
+STREAMS  :=
 
 # The switches: each Makefile variable is the flag of the same name of podlifecycle
 # (framework/config holds them, their defaults and their checks; the README's switch

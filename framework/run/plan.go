@@ -141,8 +141,13 @@ func NewPlan(o Options, repo fs.FS) (Plan, error) {
 	var ahead []string
 	var streams [][]string
 	if whole {
-		ahead = configs
 		streams = streamsOf(suites, o.Streams, labels == "Slow")
+		// Side by side, every cluster is needed at once; in one stream, each suite
+		// makes its cluster as it starts, so that a cluster's idle nodes do not load
+		// the machine while the other cluster's suites measure.
+		if len(streams) > 0 {
+			ahead = configs
+		}
 	}
 	p := Plan{
 		DeleteClusters: !o.ExistingCluster(),

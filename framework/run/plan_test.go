@@ -87,10 +87,16 @@ func TestSlowSetRunsSideBySide(t *testing.T) {
 	}
 }
 
-func TestWholeRunWithoutStreamsIsOneGinkgo(t *testing.T) {
-	v := plan(t, Options{Config: config.Config{Labels: "!Slow"}}).Versions[0]
-	if len(v.Streams) > 0 || v.QuietAfter || len(v.ClustersAhead) != 2 {
-		t.Errorf("%+v, want the clusters made ahead and one Ginkgo over the suites", v)
+func TestWholeRunInOneStreamMakesEachClusterAsItsSuitesStart(t *testing.T) {
+	for name, streams := range map[string][][]string{
+		"no streams named":       nil,
+		"every suite one stream": {{"lifecycle", "restart", "restart/profiles"}},
+	} {
+		o := Options{Config: config.Config{Labels: "!Slow"}, Streams: streams, Suites: []string{"./suites/lifecycle", "./suites/restart", "./suites/restart/profiles"}}
+		v := plan(t, o).Versions[0]
+		if len(v.Streams) > 0 || v.QuietAfter || len(v.ClustersAhead) > 0 {
+			t.Errorf("%s: %+v, want one Ginkgo over the suites, no cluster made ahead", name, v)
+		}
 	}
 }
 
@@ -241,8 +247,8 @@ func TestShardPlan(t *testing.T) {
 			t.Errorf("shard 2/2 took the file of shard 1: %v", v.FocusFiles)
 		}
 	}
-	if !reflect.DeepEqual(v.ClustersAhead, []string{"kind-configs/backoff-profiles.yaml", "kind-configs/default.yaml"}) {
-		t.Errorf("clusters ahead %v", v.ClustersAhead)
+	if len(v.ClustersAhead) > 0 {
+		t.Errorf("clusters ahead %v, want each made as its suites start (one Ginkgo)", v.ClustersAhead)
 	}
 	if _, err := NewPlan(Options{Config: config.Config{Shard: Shard{Index: 1, Count: 2}, RerunFailed: true}, Report: "e2e", Suites: o.Suites}, shardRepo); err == nil {
 		t.Error("SHARD with RERUN_FAILED: want an error")

@@ -69,7 +69,7 @@ var _ = Describe("A probe that keeps failing", suite.LongRunning, func() {
 	// backoff: delays 3 and 4 far below 10 s and 20 s), or never restarted after the
 	// first kill; either fits neither sequence and fails crashloop's checks of the
 	// delays, and a kubelet that never reports Waiting(CrashLoopBackOff) fails RS-8's.
-	DescribeTable("puts the container into CrashLoopBackOff: its restarts follow the crash-loop backoff's growing delays", Label("PR-10", "RS-8"),
+	DescribeTable("puts the container into CrashLoopBackOff: its restarts follow the crash-loop backoff's growing delays", Label("PR-10", "RS-8", "RS-19"),
 		func(ctx SpecContext, kind string, set func(*corev1.Container, *corev1.Probe)) {
 			node := env.NodeFor("defaults", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": false})
 			settings := backoff.SettingsOf(node)

@@ -42,7 +42,7 @@ var _ = Describe("Crash-loop causes", func() {
 		Entry("a configuration error: a configuration file that is not there", suite.Timeout(crashesBound),
 			missingConfigFile(), "Error", int32(3)),
 		Entry("a resource limit: memory below the container's need", suite.Timeout(crashesBound),
-			withName(oomKilled(corev1.RestartPolicyAlways), "memory-limit"), "OOMKilled", int32(137)),
+			memoryLimited(), "OOMKilled", int32(137)),
 	)
 })
 
@@ -59,13 +59,15 @@ func missingConfigFile() *corev1.Pod {
 	c := container("main", "mark start; cat /etc/app/config.yaml || exit 3; exec sleep 3600")
 	c.VolumeMounts = []corev1.VolumeMount{{Name: "config", MountPath: "/etc/app"}}
 	p := pod("missing-config", corev1.RestartPolicyAlways, c)
-	optional := true
 	p.Spec.Volumes = []corev1.Volume{{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-		LocalObjectReference: corev1.LocalObjectReference{Name: "app-config"}, Optional: &optional}}}}
+		LocalObjectReference: corev1.LocalObjectReference{Name: "app-config"}, Optional: ptr(true)}}}}
 	return p
 }
 
-func withName(p *corev1.Pod, name string) *corev1.Pod {
-	p.Name = name
+// memoryLimited is RS-2's oomKilled pod (a child grows past main's 16Mi limit, main
+// exits with its status) under restartPolicy Always.
+func memoryLimited() *corev1.Pod {
+	p := oomKilled(corev1.RestartPolicyAlways)
+	p.Name = "memory-limit"
 	return p
 }

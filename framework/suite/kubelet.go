@@ -9,18 +9,21 @@ import (
 
 // KubeletBackBound: `systemctl restart kubelet` returns once the new kubelet process
 // has started; its API answers within seconds on kind. 60 s bounds a loaded machine.
+// It bounds the container runtime's return as well: containerd is a notify service,
+// so systemctl returns once it is ready, and crictl answers a moment later.
 const KubeletBackBound = 60 * time.Second
 
-// KubeletRestart is when a node's kubelet was restarted, on the runner's clock: when
-// the restart was asked for, when systemctl returned, and when the new kubelet first
-// answered through the API server's node proxy.
-type KubeletRestart struct{ Called, Returned, Answered time.Time }
+// ServiceRestart is when a node service (the kubelet, or the container runtime) was
+// restarted, on the runner's clock: when the restart was asked for, when systemctl
+// returned, and when the service first answered again (the kubelet through the API
+// server's node proxy, the runtime to crictl on the node).
+type ServiceRestart struct{ Called, Returned, Answered time.Time }
 
 // RestartKubelet restarts node's kubelet and waits until it answers again (its wait
 // takes KubeletBackBound). A node shell: the spec must be Disruptive.
-func (e *Env) RestartKubelet(ctx SpecContext, node string) KubeletRestart {
+func (e *Env) RestartKubelet(ctx SpecContext, node string) ServiceRestart {
 	GinkgoHelper()
-	r := KubeletRestart{Called: time.Now()}
+	r := ServiceRestart{Called: time.Now()}
 	_, err := e.NodeShell(ctx, node, "systemctl restart kubelet")
 	Expect(err).NotTo(HaveOccurred())
 	r.Returned = time.Now()
@@ -28,6 +31,23 @@ func (e *Env) RestartKubelet(ctx SpecContext, node string) KubeletRestart {
 		_, err := e.Client.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix("healthz").DoRaw(ctx)
 		return err
 	}).WithContext(ctx).WithTimeout(KubeletBackBound).WithPolling(100*time.Millisecond).Should(Succeed(), "the kubelet of %s answers again", node)
+	r.Answered = time.Now()
+	return r
+}
+
+// RestartRuntime restarts node's container runtime service (containerd on a kind node;
+// the containers' shims run on, as on any containerd node) and waits until it answers
+// crictl again. A node shell: the spec must be Disruptive.
+func (e *Env) RestartRuntime(ctx SpecContext, node string) ServiceRestart {
+	GinkgoHelper()
+	r := ServiceRestart{Called: time.Now()}
+	_, err := e.NodeShell(ctx, node, "systemctl restart containerd")
+	Expect(err).NotTo(HaveOccurred())
+	r.Returned = time.Now()
+	Eventually(func(ctx SpecContext) error {
+		_, err := e.NodeShell(ctx, node, "crictl --timeout 2s info >/dev/null")
+		return err
+	}).WithContext(ctx).WithTimeout(KubeletBackBound).WithPolling(100*time.Millisecond).Should(Succeed(), "the container runtime of %s answers again", node)
 	r.Answered = time.Now()
 	return r
 }

@@ -17,7 +17,8 @@ ARTIFACTS ?= _artifacts
 # own (kind-configs/backoff-profiles.yaml); termination/gated shares that cluster for
 # the termination statements that need cluster settings (ContainerStopSignals, a low
 # terminated-pod-gc-threshold); lifecycle/nodeloss (Slow only) loses two workers of it
-# that only it uses, and lifecycle/pressure drives a third into memory pressure.
+# that only it uses, and lifecycle/pressure drains a third (kubectl drain) and drives it
+# into memory pressure.
 SUITES   := cluster lifecycle restart probes termination declaredfeatures restart/profiles termination/gated lifecycle/nodeloss lifecycle/pressure
 # How make e2e runs them: one Ginkgo over the suites in this order, each suite making
 # its cluster as it starts, so the default cluster's suites run without the 9 idle

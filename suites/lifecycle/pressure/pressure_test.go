@@ -31,7 +31,19 @@ const (
 	pressureTaint   = "podlifecycle.io/node-pressure"
 )
 
-var _ = Describe("A pod the kubelet evicts under node memory pressure", Label(suite.Disruptive), func() {
+// The specs that take the worker set aside for them, one after another: draining it
+// first, then driving it into memory pressure (which outlasts the spec by the kubelet's
+// pressure transition period, so it comes last).
+var _ = Describe("The worker set aside for node pressure", Label(suite.Disruptive), Ordered, func() {
+	drainSpecs()
+	pressureSpecs()
+})
+
+func pressureSpecs() {
+	Describe("A pod the kubelet evicts under node memory pressure", pressureSpec)
+}
+
+func pressureSpec() {
 	It("gets DisruptionTarget with reason TerminationByKubelet",
 		Label("PC-8"), suite.Timeout(podStartBound, evictionBound, 10*time.Second), func(ctx SpecContext) {
 			node := env.OwnWorker("node-pressure")
@@ -70,7 +82,7 @@ var _ = Describe("A pod the kubelet evicts under node memory pressure", Label(su
 			AddReportEntry("eviction", fmt.Sprintf("DisruptionTarget %s: %s; pod phase %s (exit 0 on TERM), reason %q; %s MemoryPressure %s after the eviction",
 				disruption.Reason, disruption.Message, evicted.Status.Phase, evicted.Status.Reason, node.Name, memoryPressure(n)))
 		})
-})
+}
 
 // filler is a Burstable pod (a small memory request, no limit, so that the kubelet
 // admits it on a node under memory pressure and ranks it first) that writes fillMiB

@@ -1,5 +1,6 @@
 // Package pressure checks what the pages say of a pod the kubelet itself evicts under
-// node pressure (PC-8, TerminationByKubelet). It takes the backoff-profiles cluster's
+// node pressure (PC-8, TerminationByKubelet), and of kubectl drain (KR-6), which it
+// runs first on the same worker. It takes the backoff-profiles cluster's
 // worker labelled node-pressure (kind-configs/backoff-profiles.yaml), whose hard
 // eviction threshold leaves its pods 3 % of the machine's memory, and whose taint keeps
 // every other spec's pods off it: a pod of its own fills memory past that, and the

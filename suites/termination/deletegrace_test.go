@@ -44,9 +44,8 @@ var _ = Describe("Grace period given at delete time", func() {
 			// less up to one heartbeat and two marker latencies, plus at most runtimeSlack.
 			// Its upper end keeps a shorter override from leaving the container running past
 			// it; its lower end shows a longer one is honoured, not cut to the pod's.
-			min, max := killWindow(grace)
-			span(timings("grace period given at delete time"), log, fmt.Sprintf("TERM → SIGKILL (ms): the delete's %d s, not the pod's %d s", deleteGrace, podGrace),
-				observe.SignalTo("main", "TERM"), observe.LastHeartbeatOf("main"), min, max)
+			killSpan(ctx, timings("grace period given at delete time"), lastStatus(tl), log,
+				fmt.Sprintf("TERM → SIGKILL (ms): the delete's %d s, not the pod's %d s", deleteGrace, podGrace), "main", grace)
 			Expect(log).NotTo(HaveMarked(observe.ExitOf("main")), "the container ignores TERM; only SIGKILL stops it")
 			Expect(exitCode(tl.Pod(), "main")).To(BeEquivalentTo(137), "TM-15: killed by SIGKILL (128+9) when the delete's grace period ran out")
 		},

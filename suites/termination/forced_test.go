@@ -34,7 +34,8 @@ var _ = Describe("Forced deletion", func() {
 			old := withNodeMarkers(stoppingPod("same-name", seconds(30), onTerm("old", keepRunning)))
 			tl := env.Run(ctx, ns, old)
 			running(ctx, ns, tl, "old")
-			node := tl.Pod().Spec.NodeName
+			oldStatus := tl.Pod() // its container's ID: the watch follows the name, so the successor next
+			node := oldStatus.Spec.NodeName
 
 			deleted := time.Now()
 			Expect(env.Client.CoreV1().Pods(ns).Delete(ctx, old.Name, metav1.DeleteOptions{GracePeriodSeconds: seconds(0)})).To(Succeed())
@@ -64,8 +65,6 @@ var _ = Describe("Forced deletion", func() {
 			// "A short grace": the kubelet gives a pod deleted with grace 0 its minimum
 			// grace (pod workers raise 0 to 1 s, killContainer raises that to 2 s), not
 			// the pod's 30 s.
-			min, max := killWindow(minimumGrace)
-			span(timings("forced deletion"), log, "old container TERM → SIGKILL (ms): a short grace, not its 30 s",
-				observe.SignalTo("old", "TERM"), observe.LastHeartbeatOf("old"), min, max)
+			killSpan(ctx, timings("forced deletion"), oldStatus, log, "old container TERM → SIGKILL (ms): a short grace, not its 30 s", "old", minimumGrace)
 		})
 })

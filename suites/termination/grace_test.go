@@ -30,9 +30,7 @@ var _ = Describe("Grace period", func() {
 			Expect(terminating).NotTo(BeNil(), "TM-2: the watch never showed the pod with a deletionTimestamp:\n%s", tl)
 			Expect(terminating.DeletionGracePeriodSeconds).To(HaveValue(Equal(wantGrace)), "TM-2: deletionGracePeriodSeconds is the pod's grace")
 
-			min, max := killWindow(grace)
-			span(timings("TERM → SIGKILL"), log, "TERM → last heartbeat (ms)",
-				observe.SignalTo("main", "TERM"), observe.LastHeartbeatOf("main"), min, max)
+			killSpan(ctx, timings("TERM → SIGKILL"), lastStatus(tl), log, "TERM → SIGKILL (ms)", "main", grace)
 			Expect(log).NotTo(HaveMarked(observe.ExitOf("main")), "the container ignores TERM; only SIGKILL stops it")
 			Expect(tl.Pod()).To(HaveContainerState("main", "Terminated", ""))
 			Expect(exitCode(tl.Pod(), "main")).To(BeEquivalentTo(137), "TM-5: killed by SIGKILL (128+9)")
@@ -67,9 +65,8 @@ var _ = Describe("Grace period", func() {
 			exp := timings("preStop extension")
 			sinceDeletion(exp, log, deleted, "deletion → TERM (ms): at least the grace", term, grace)
 			span(exp, log, "preStop begin → TERM (ms): at most the grace", preStopBegin, term, 0, grace+runtimeSlack)
-			min, max := killWindow(minimumGrace)
-			span(exp, log, "TERM → SIGKILL (ms): the 2 s extension", term, killed, min, max)
-			min, max = killWindow(grace + minimumGrace)
+			killSpan(ctx, exp, lastStatus(tl), log, "TERM → SIGKILL (ms): the 2 s extension", "main", minimumGrace)
+			min, max := killWindow(grace + minimumGrace)
 			sinceDeletion(exp, log, deleted, "deletion → SIGKILL (ms): at least grace + 2 s", killed, min)
 			span(exp, log, "preStop begin → SIGKILL (ms): at most grace + 2 s", preStopBegin, killed, 0, max+runtimeSlack)
 			Expect(exitCode(tl.Pod(), "main")).To(BeEquivalentTo(137), "killed by SIGKILL once the extension ran out")

@@ -61,6 +61,83 @@ func killWindow(grace time.Duration) (min, max time.Duration) {
 	return grace - heartbeat - 2*markLatency, grace + runtimeSlack
 }
 
+// The tolerance model of a TERM→KILL span where the runtime's journal can be read
+// (killSpan): containerd logs, with its own nanosecond clock, the kubelet's
+// StopContainer call with the grace it passed, the stop signal it sends, and the
+// SIGKILL its timer sends once that grace has run out (observe.RuntimeStop). Its timer
+// starts when the stop signal has been delivered (task.Kill returned), which the
+// container's TERM marker shows up to markLatency late; it ends at the "Kill
+// container" line, before the SIGKILL's own delivery (the shim's call and a runc kill,
+// a fork and exec of a Go binary: hundreds of ms on the loaded 2-core machine under
+// nested virtualisation, what made the markers' span cross its upper end). So the
+// span checked is TERM marker → the runtime's SIGKILL: at least the grace less
+// markLatency, at most the grace plus runtimeSlack (the timer's and the goroutine's
+// scheduling); the kubelet must have passed the grace itself. The markers then only
+// have to agree that this SIGKILL ended the container: its last heartbeat no earlier
+// than heartbeatGap before the runtime's SIGKILL, and no later than killDelivery after
+// it.
+//
+// killDelivery: from containerd's "Kill container" line to the signal's arrival,
+// bounded for a loaded machine: 2 s. heartbeatGap: a heartbeat period and the forks of
+// a marker stalled by the machine (0.9 s measured, above): 1.2 s.
+const (
+	killDelivery = 2 * time.Second
+	heartbeatGap = heartbeat + time.Second
+)
+
+// killSpan checks that container, which ignores TERM, got grace before SIGKILL and no
+// more, recording the spans in exp under name: from the runtime's journal where it can
+// be read (the model above), from the markers alone (killWindow) where it cannot. pod
+// is a status of the pod that holds the containers' IDs.
+func killSpan(ctx context.Context, exp *gmeasure.Experiment, pod *corev1.Pod, log observe.Log, name, container string, grace time.Duration) {
+	GinkgoHelper()
+	term, killed := observe.SignalTo(container, "TERM"), observe.LastHeartbeatOf(container)
+	stops, err := env.RuntimeStops(ctx, pod, CurrentSpecReport().StartTime, time.Now())
+	if err != nil {
+		AddReportEntry(name+": the runtime's journal", fmt.Sprintf("not read (%v): the markers alone time the span", err))
+		min, max := killWindow(grace)
+		span(exp, log, name, term, killed, min, max)
+		return
+	}
+	mine := observe.RuntimeStopsOf(stops, container)
+	AddReportEntry(name+": the runtime's stops of "+container, fmt.Sprint(mine))
+	killing := lastKilling(mine)
+	Expect(killing).NotTo(BeNil(), "%s: the runtime's journal shows no SIGKILL of %s, which ignores TERM; its stops: %v\n%s", name, container, stops, log)
+	Expect(killing.Timeout).To(Equal(grace), "%s: the grace the kubelet passed to StopContainer for %s: %s", name, container, killing)
+	termAt, ok := log.When(term)
+	Expect(ok).To(BeTrue(), "%s: %s never marked TERM:\n%s", name, container, log)
+	d := killing.Killed.Sub(termAt)
+	lo, hi := grace-markLatency, grace+runtimeSlack
+	suite.Record(exp, name, d, lo, hi)
+	Expect(d).To(And(BeNumerically(">=", lo), BeNumerically("<=", hi)),
+		"%s: TERM marked at %s, the runtime's SIGKILL %v later (%s):\n%s", name, termAt.UTC().Format("15:04:05.000"), d, killing, log)
+	last, ok := log.When(killed)
+	Expect(ok).To(BeTrue(), "%s: no heartbeat of %s:\n%s", name, container, log)
+	lo, hi = -heartbeatGap, killDelivery
+	suite.Record(exp, name+": the runtime's SIGKILL → last heartbeat", last.Sub(killing.Killed), lo, hi)
+	Expect(last.Sub(killing.Killed)).To(And(BeNumerically(">=", lo), BeNumerically("<=", hi)),
+		"%s: SIGKILL ended %s: its last heartbeat at %s, the runtime's SIGKILL at %s:\n%s", name, container,
+		last.UTC().Format("15:04:05.000"), killing.Killed.UTC().Format("15:04:05.000"), log)
+}
+
+// lastKilling is the last of stops that ended in SIGKILL, or nil.
+func lastKilling(stops []observe.RuntimeStop) *observe.RuntimeStop {
+	for i := len(stops) - 1; i >= 0; i-- {
+		if !stops[i].Killed.IsZero() {
+			return &stops[i]
+		}
+	}
+	return nil
+}
+
+// lastStatus is the latest status of tl's pod the watch delivered, the pod's deletion
+// aside: the one with its containers' IDs after it left the API.
+func lastStatus(tl *observe.Timeline) *corev1.Pod {
+	pods := tl.Pods()
+	Expect(pods).NotTo(BeEmpty(), "no status of %s was seen", tl.Name)
+	return pods[len(pods)-1]
+}
+
 // minimumGrace is the kubelet's minimum grace period for stopping a container
 // (minimumGracePeriodInSeconds in pkg/kubelet/kuberuntime): what a preStop that used
 // up the pod's grace leaves (TM-4's "2 s extension"), and what sidecars get when the

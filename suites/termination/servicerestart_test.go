@@ -122,6 +122,26 @@ func graceAcrossRestart(ctx SpecContext, s serviceRestart) {
 	// again, so SIGKILL comes at least that long after the restart. A kubelet that
 	// kills on the first TERM's clock (about restartGrace/2 after the restart) fails.
 	Expect(fromRestart).To(BeNumerically(">=", min), "TM-21: SIGKILL %v after the restart of %s, less than the full grace period of %v again:\n%s", fromRestart, s.service, restartGrace, evidence)
+
+	// The same from the runtime's journal, where it can be read: the kubelet's retry after
+	// the restart passed the full grace period again, and the runtime's SIGKILL came that
+	// long after the retry (the model of killSpan; the markers checked the rest above).
+	stops, err := env.RuntimeStops(ctx, lastStatus(tl), CurrentSpecReport().StartTime, time.Now())
+	if err != nil {
+		AddReportEntry("TM-21 stops ("+s.unit+")", fmt.Sprintf("the runtime's journal not read: %v", err))
+		return
+	}
+	AddReportEntry("TM-21 stops ("+s.unit+")", fmt.Sprint(stops))
+	retry := lastKilling(observe.RuntimeStopsOf(stops, "main"))
+	Expect(retry).NotTo(BeNil(), "TM-21: the runtime's journal shows no SIGKILL of main: %v", stops)
+	Expect(retry.Called).To(BeTemporally(">", r.Called), "TM-21: the StopContainer that ended in SIGKILL came after the restart of %s: %v", s.service, stops)
+	Expect(retry.Timeout).To(Equal(restartGrace), "TM-21: the kubelet's StopContainer after the restart of %s passed the full grace period: %v", s.service, stops)
+	// The runtime's timer starts once its stop signal is delivered (or at the call, when
+	// it skips the signal it sent before): at least the grace after the call; the upper
+	// end is the markers' (latest, above).
+	d := retry.Killed.Sub(retry.Called)
+	suite.RecordAtLeast(exp, "the retry's StopContainer → runtime's SIGKILL (ms): the full grace", d, restartGrace)
+	Expect(d).To(BeNumerically(">=", restartGrace), "TM-21: the runtime's SIGKILL after the retry's StopContainer: %v", stops)
 }
 
 // restartEvidence tells the restart's moments and the kill from the first TERM on, with the

@@ -1,11 +1,13 @@
 package termination
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gmeasure"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/podlifecycle/conformance/framework/examples"
@@ -97,47 +99,102 @@ var _ = Describe("Sidecar termination", func() {
 
 			_, log := deleteAndWait(ctx, ns, tl, f, nil, stopBound(grace))
 			exp := timings("sidecars when the grace runs out")
-			min, max := killWindow(grace)
-			span(exp, log, "main-app TERM → SIGKILL (ms)", observe.SignalTo("main-app", "TERM"), observe.LastHeartbeatOf("main-app"), min, max)
+			status := lastStatus(tl)
+			killSpan(ctx, exp, status, log, "main-app TERM → SIGKILL (ms)", "main-app", grace)
+			clock := newStopClock(ctx, status, log)
 			// TM-12 says the remaining containers are stopped "at the same time" once the
 			// grace runs out: the main container's SIGKILL (the runtime's timeout) and the
 			// sidecars' TERM (the kubelet) come in one step, so neither need come first —
 			// a strict "main dead before sidecar TERM" failed here by 9 ms. Checked: the
 			// sidecars are held back for the whole grace (main TERM → sidecar TERM below),
-			// and main-app was last alive within that step's spread, one heartbeat and one
+			// and main-app was killed within that step's spread, one heartbeat and one
 			// marker latency either way.
 			together := sidecarTurnSlack + heartbeat + markLatency
 			for _, s := range sidecars {
-				span(exp, log, fmt.Sprintf("main-app last alive → %s TERM (ms): at the same time", s),
-					observe.LastHeartbeatOf("main-app"), observe.SignalTo(s, "TERM"), -together, together)
+				clock.span(exp, fmt.Sprintf("main-app killed → %s stopped (ms): at the same time", s),
+					clock.killed("main-app"), clock.stopped(s), -together, together)
 				// A sidecar waits for its turn at most as long as the pod's grace, timed from
-				// the moment the kubelet began stopping the pod, as the main container's TERM
-				// is; both signals are CRI calls, each marked up to markLatency late, and the
-				// kubelet's goroutines run on a loaded 2-core machine (sidecarTurnSlack).
-				span(exp, log, fmt.Sprintf("main-app TERM → %s TERM (ms): the grace", s), observe.SignalTo("main-app", "TERM"), observe.SignalTo(s, "TERM"),
-					grace-sidecarTurnSlack, grace+sidecarTurnSlack)
-				min, max := killWindow(minimumGrace)
-				span(exp, log, s+" TERM → SIGKILL (ms): the short grace", observe.SignalTo(s, "TERM"), observe.LastHeartbeatOf(s), min, max)
+				// the moment the kubelet began stopping the pod, as the main container's stop
+				// is; both are CRI calls, each marked up to markLatency late where the markers
+				// time them, and the kubelet's goroutines run on a loaded 2-core machine
+				// (sidecarTurnSlack).
+				clock.span(exp, fmt.Sprintf("main-app stopped → %s stopped (ms): the grace", s),
+					clock.stopped("main-app"), clock.stopped(s), grace-sidecarTurnSlack, grace+sidecarTurnSlack)
+				killSpan(ctx, exp, status, log, s+" TERM → SIGKILL (ms): the short grace", s, minimumGrace)
 			}
-			first, last := spread(log, sidecars, "TERM")
-			suite.Record(exp, "spread of the sidecars' TERM (ms)", last-first, 0, sidecarTurnSlack)
+			var first, last time.Duration
+			t0 := clock.stopped(sidecars[0])
+			for _, s := range sidecars[1:] {
+				d := clock.stopped(s).Sub(t0)
+				first, last = min(first, d), max(last, d)
+			}
+			suite.Record(exp, "spread of the sidecars' stops (ms)", last-first, 0, sidecarTurnSlack)
 			Expect(last-first).To(BeNumerically("<=", sidecarTurnSlack),
-				"TM-12: the remaining containers are stopped at the same time:\n%s", log)
+				"TM-12: the remaining containers are stopped at the same time (%s):\n%s", clock, log)
 		})
 })
+
+// stopClock tells when the kubelet stopped each container of a pod and when SIGKILL
+// ended it, from the most precise source: where the runtime's journal can be read, the
+// kubelet's StopContainer call and the runtime's SIGKILL (observe.RuntimeStop), else
+// the containers' markers (the TERM trap's marker, the last heartbeat).
+type stopClock struct {
+	stops []observe.RuntimeStop // nil: the markers time every stop
+	log   observe.Log
+}
+
+func newStopClock(ctx context.Context, pod *corev1.Pod, log observe.Log) stopClock {
+	GinkgoHelper()
+	stops, err := env.RuntimeStops(ctx, pod, CurrentSpecReport().StartTime, time.Now())
+	if err != nil {
+		AddReportEntry("stops timed by the markers", fmt.Sprintf("the runtime's journal not read: %v", err))
+		return stopClock{log: log}
+	}
+	return stopClock{stops: stops, log: log}
+}
+
+// stopped is when the kubelet stopped container: its first StopContainer call, or its
+// TERM marker.
+func (c stopClock) stopped(container string) time.Time {
+	GinkgoHelper()
+	if c.stops != nil {
+		ss := observe.RuntimeStopsOf(c.stops, container)
+		Expect(ss).NotTo(BeEmpty(), "the runtime's journal shows no StopContainer for %s: %s", container, c)
+		return ss[0].Called
+	}
+	t, ok := c.log.When(observe.SignalTo(container, "TERM"))
+	Expect(ok).To(BeTrue(), "%s never marked TERM:\n%s", container, c.log)
+	return t
+}
+
+// killed is when SIGKILL ended container: the runtime's SIGKILL, or its last heartbeat.
+func (c stopClock) killed(container string) time.Time {
+	GinkgoHelper()
+	if c.stops != nil {
+		k := lastKilling(observe.RuntimeStopsOf(c.stops, container))
+		Expect(k).NotTo(BeNil(), "the runtime's journal shows no SIGKILL of %s: %s", container, c)
+		return k.Killed
+	}
+	t, ok := c.log.When(observe.LastHeartbeatOf(container))
+	Expect(ok).To(BeTrue(), "%s marked no heartbeat:\n%s", container, c.log)
+	return t
+}
+
+// span records b − a in exp under name and checks it against [min, max].
+func (c stopClock) span(exp *gmeasure.Experiment, name string, a, b time.Time, min, max time.Duration) {
+	GinkgoHelper()
+	d := b.Sub(a)
+	suite.Record(exp, name, d, min, max)
+	Expect(d).To(And(BeNumerically(">=", min), BeNumerically("<=", max)), "%s: %v (%s):\n%s", name, d, c, c.log)
+}
+
+func (c stopClock) String() string {
+	if c.stops == nil {
+		return "timed by the markers"
+	}
+	return fmt.Sprintf("timed by the runtime's journal: %v", c.stops)
+}
 
 // sidecarTurnSlack: how far apart signals the kubelet sends "at the same time" (from
 // parallel goroutines, through CRI calls) may be marked on a loaded 2-core machine.
 const sidecarTurnSlack = 500 * time.Millisecond
-
-// spread is the earliest and latest time, as offsets, at which the containers marked sig.
-func spread(log observe.Log, containers []string, sig string) (first, last time.Duration) {
-	t0, _ := log.When(observe.SignalTo(containers[0], sig))
-	for _, c := range containers[1:] {
-		if t, ok := log.When(observe.SignalTo(c, sig)); ok {
-			d := t.Sub(t0)
-			first, last = min(first, d), max(last, d)
-		}
-	}
-	return first, last
-}

@@ -35,7 +35,7 @@ const (
 func drainSpecs() {
 	Describe("kubectl drain", func() {
 		It("stops the pods of a node: it cordons the node, evicts each of its pods through the Eviction API, and their ReplicaSet starts them again elsewhere",
-			Label("KR-6"), suite.Timeout(podStartBound, suite.KubectlBound, replacementBound, suite.KubectlBound), func(ctx SpecContext) {
+			Label("KR-6"), suite.Timeout(podStartBound, suite.KubectlBound, drainReplicas*watchBound, replacementBound, suite.KubectlBound), func(ctx SpecContext) {
 				bin := suite.KubectlBinary()
 				if bin == "" {
 					Skip("needs kubectl: set KUBECTL, put kubectl on PATH, or build the project's images (its kubectl is then in ~/.cache/podlifecycle/bin/kubernetes-" + suite.ExpectedServerVersion() + ")")
@@ -57,9 +57,9 @@ func drainSpecs() {
 					g.Expect(pods).To(HaveEach(And(HaveField("Spec.NodeName", node.Name), HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))))
 					onNode = pods
 				}).WithContext(ctx).WithTimeout(podStartBound).WithPolling(250 * time.Millisecond).Should(Succeed())
-				rs.Spec.Template.Spec.NodeSelector, rs.Spec.Template.Spec.Tolerations = nil, nil
-				_, err := env.Client.AppsV1().ReplicaSets(ns).Update(ctx, rs, metav1.UpdateOptions{})
-				Expect(err).NotTo(HaveOccurred())
+				_, err := env.Client.AppsV1().ReplicaSets(ns).Patch(ctx, rs.Name, types.JSONPatchType,
+					[]byte(`[{"op":"remove","path":"/spec/template/spec/nodeSelector"},{"op":"remove","path":"/spec/template/spec/tolerations"}]`), metav1.PatchOptions{})
+				Expect(err).NotTo(HaveOccurred(), "the ReplicaSet's template no longer names the worker")
 				var followed []*observe.Timeline
 				for _, p := range onNode {
 					followed = append(followed, env.Follow(ctx, ns, p.Name))

@@ -28,6 +28,12 @@ func RecordAtLeast(exp *gmeasure.Experiment, name string, measured, min time.Dur
 	record(exp, name, measured, fmt.Sprintf("allowed at least %d ms", min.Milliseconds()))
 }
 
+// RecordAtMost keeps a measured span in exp whose only bound is a maximum (a span
+// from a moment known to come after the one the statement times from).
+func RecordAtMost(exp *gmeasure.Experiment, name string, measured, max time.Duration) {
+	record(exp, name, measured, fmt.Sprintf("allowed at most %d ms", max.Milliseconds()))
+}
+
 // record keeps measured in milliseconds with the allowed range as its annotation,
 // which the statement report reads (framework/report's allowedRange).
 func record(exp *gmeasure.Experiment, name string, measured time.Duration, allowed string) {

@@ -137,7 +137,10 @@ var _ = Describe("Probe timing", func() {
 	})
 
 	const successThreshold = 3
-	It("needs successThreshold successes in a row before it reports ready", suite.Timeout(podStartBound, successThreshold*time.Second+10*time.Second), func(ctx SpecContext) {
+	// logLineBound: a line the server wrote reaches the container's log within a
+	// second; 5 s on a loaded machine.
+	const logLineBound = 5 * time.Second
+	It("needs successThreshold successes in a row before it reports ready", suite.Timeout(podStartBound, successThreshold*time.Second+10*time.Second, logLineBound), func(ctx SpecContext) {
 		env.Require(facts.OneClock())
 		ns := env.Namespace(ctx)
 		c := server("server")
@@ -149,9 +152,17 @@ var _ = Describe("Probe timing", func() {
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(successThreshold*time.Second + 10*time.Second).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
 		_, ready := tl.FirstPod(containerReady("server"))
 
-		log := probeLog(ctx, ns, "warms-up", "server", false)
-		successes := times(log, "server", "/when-exists/ready 200")
-		Expect(len(successes)).To(BeNumerically(">=", successThreshold), "%s", log)
+		// The server writes its line for a request once it has answered, so the one of
+		// the success that made the pod ready can reach its log after the watch reported
+		// it ready: read until it is there.
+		var log observe.Log
+		var successes []time.Time
+		Eventually(func() int {
+			log = probeLog(ctx, ns, "warms-up", "server", false)
+			successes = times(log, "server", "/when-exists/ready 200")
+			return len(successes)
+		}).WithContext(ctx).WithTimeout(logLineBound).WithPolling(250*time.Millisecond).Should(BeNumerically(">=", successThreshold),
+			func() string { return log.String() })
 		// The watch and the server's markers read one clock: kind nodes are containers
 		// on the runner's kernel.
 		Expect(ready).To(BeTemporally(">", successes[successThreshold-1]),

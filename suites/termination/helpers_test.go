@@ -64,26 +64,29 @@ func killWindow(grace time.Duration) (min, max time.Duration) {
 // The tolerance model of a TERM→KILL span where the runtime's journal can be read
 // (killSpan): containerd logs, with its own nanosecond clock, the kubelet's
 // StopContainer call with the grace it passed, the stop signal as it sends it, and the
-// SIGKILL its timer sends once that grace has run out (observe.RuntimeStop). Its timer
-// starts once the stop signal is delivered (task.Kill returned: the shim's call and a
-// runc kill), so after the "Stop container … with signal" line and before the
-// container's TERM marker; it ends at the "Kill container" line, before the SIGKILL's
-// own delivery (another runc kill, a fork and exec of a Go binary: hundreds of ms on
-// the loaded 2-core machine under nested virtualisation, what made the markers' span
-// cross its upper end). So, each from the side that cannot make it look better: at
-// least the grace from the runtime's stop signal to its SIGKILL, at most the grace
-// plus runtimeSlack (the timer's and the goroutine's scheduling) from the TERM marker
-// to it; and the kubelet must have passed the grace itself. The markers then only
-// have to agree that this SIGKILL ended the container: its last heartbeat no earlier
-// than heartbeatGap before the runtime's SIGKILL, and no later than killDelivery after
-// it.
+// SIGKILL its timer sends once that grace has run out (observe.RuntimeStop). The
+// kubelet's part is the grace it passes: checked exactly. The runtime's part is its
+// timer: it starts once its call that sends the stop signal has returned (task.Kill:
+// the shim's call and a runc kill, a fork and exec of a Go binary) and ends at the
+// "Kill container" line, before the SIGKILL's own delivery (another runc kill). So from
+// the "Stop container … with signal" line to the "Kill container" line is at least the
+// grace, and at most the grace plus killCallSlack: that call's own duration and the
+// timer's scheduling, which the loaded 2-core machine under nested virtualisation makes
+// hundreds of milliseconds (up to 720 ms measured, a forced deletion's TERM on
+// 2026-12-06; the TERM marker then comes before the timer starts, so the markers
+// cannot bound the runtime's span from above any closer). The markers then only have
+// to agree that this SIGKILL ended the container: its last heartbeat no earlier than
+// heartbeatGap before the runtime's SIGKILL, and no later than killDelivery after it;
+// their TERM → runtime's SIGKILL span is recorded beside.
 //
-// killDelivery: from containerd's "Kill container" line to the signal's arrival,
-// bounded for a loaded machine: 2 s. heartbeatGap: a heartbeat period and the forks of
-// a marker stalled by the machine (0.9 s measured, above): 1.2 s.
+// killCallSlack: 1 s. killDelivery: from containerd's "Kill container" line to the
+// signal's arrival, bounded for a loaded machine: 2 s. heartbeatGap: a heartbeat
+// period and the forks of a marker stalled by the machine (0.9 s measured, above):
+// 1.2 s.
 const (
-	killDelivery = 2 * time.Second
-	heartbeatGap = heartbeat + time.Second
+	killCallSlack = time.Second
+	killDelivery  = 2 * time.Second
+	heartbeatGap  = heartbeat + time.Second
 )
 
 // killSpan checks that container, which ignores TERM, got grace before SIGKILL and no
@@ -110,14 +113,12 @@ func killSpan(ctx context.Context, exp *gmeasure.Experiment, pod *corev1.Pod, lo
 		from = killing.Called
 	}
 	d := killing.Killed.Sub(from)
-	suite.RecordAtLeast(exp, name, d, grace)
-	Expect(d).To(BeNumerically(">=", grace), "%s: the runtime's stop signal → SIGKILL %v, less than the grace (%s)", name, d, killing)
+	suite.Record(exp, name, d, grace, grace+killCallSlack)
+	Expect(d).To(And(BeNumerically(">=", grace), BeNumerically("<=", grace+killCallSlack)),
+		"%s: the runtime's stop signal → SIGKILL %v, not the grace %v passed by the kubelet (%s)", name, d, grace, killing)
 	termAt, ok := log.When(term)
 	Expect(ok).To(BeTrue(), "%s: %s never marked TERM:\n%s", name, container, log)
-	d = killing.Killed.Sub(termAt)
-	suite.RecordAtMost(exp, name+": TERM marked → the runtime's SIGKILL", d, grace+runtimeSlack)
-	Expect(d).To(BeNumerically("<=", grace+runtimeSlack),
-		"%s: TERM marked at %s, the runtime's SIGKILL %v later (%s):\n%s", name, termAt.UTC().Format("15:04:05.000"), d, killing, log)
+	exp.RecordDuration(name+": TERM marked → the runtime's SIGKILL", killing.Killed.Sub(termAt), gmeasurePrecision, gmeasure.Annotation("recorded, not asserted"))
 	last, ok := log.When(killed)
 	Expect(ok).To(BeTrue(), "%s: no heartbeat of %s:\n%s", name, container, log)
 	lo, hi := -heartbeatGap, killDelivery

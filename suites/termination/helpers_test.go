@@ -80,10 +80,10 @@ func killWindow(grace time.Duration) (min, max time.Duration) {
 // heartbeatGap before the runtime's SIGKILL, and no later than killDelivery after it;
 // their TERM → runtime's SIGKILL span is recorded beside.
 //
-// killCallSlack: 2 s, twice the longest kill call measured. killDelivery: from containerd's "Kill container" line to the
-// signal's arrival, bounded for a loaded machine: 2 s. heartbeatGap: a heartbeat
-// period and the forks of a marker stalled by the machine (0.9 s measured, above):
-// 1.2 s.
+// killCallSlack: 2 s, twice the longest kill call measured. killDelivery: from
+// containerd's "Kill container" line to the signal's arrival, bounded for a loaded
+// machine: 2 s. heartbeatGap: a heartbeat period and the forks of a marker stalled by
+// the machine (0.9 s measured, above): 1.2 s.
 const (
 	killCallSlack = 2 * time.Second
 	killDelivery  = 2 * time.Second

@@ -44,7 +44,7 @@ var _ = Describe("Grace period given at delete time", func() {
 			// less up to one heartbeat and two marker latencies, plus at most runtimeSlack.
 			// Its upper end keeps a shorter override from leaving the container running past
 			// it; its lower end shows a longer one is honoured, not cut to the pod's.
-			killSpan(ctx, timings("grace period given at delete time"), lastStatus(tl), log,
+			newStopClock(ctx, lastStatus(tl), log).killSpan(timings("grace period given at delete time"),
 				fmt.Sprintf("TERM → SIGKILL (ms): the delete's %d s, not the pod's %d s", deleteGrace, podGrace), "main", grace)
 			Expect(log).NotTo(HaveMarked(observe.ExitOf("main")), "the container ignores TERM; only SIGKILL stops it")
 			Expect(exitCode(tl.Pod(), "main")).To(BeEquivalentTo(137), "TM-15: killed by SIGKILL (128+9) when the delete's grace period ran out")

@@ -65,6 +65,6 @@ var _ = Describe("Forced deletion", func() {
 			// "A short grace": the kubelet gives a pod deleted with grace 0 its minimum
 			// grace (pod workers raise 0 to 1 s, killContainer raises that to 2 s), not
 			// the pod's 30 s.
-			killSpan(ctx, timings("forced deletion"), oldStatus, log, "old container TERM → SIGKILL (ms): a short grace, not its 30 s", "old", minimumGrace)
+			newStopClock(ctx, oldStatus, log).killSpan(timings("forced deletion"), "old container TERM → SIGKILL (ms): a short grace, not its 30 s", "old", minimumGrace)
 		})
 })

@@ -31,7 +31,7 @@ var _ = Describe("Grace period", func() {
 			Expect(terminating).NotTo(BeNil(), "TM-2: the watch never showed the pod with a deletionTimestamp:\n%s", tl)
 			Expect(terminating.DeletionGracePeriodSeconds).To(HaveValue(Equal(wantGrace)), "TM-2: deletionGracePeriodSeconds is the pod's grace")
 
-			killSpan(ctx, timings("TERM → SIGKILL"), lastStatus(tl), log, "TERM → SIGKILL (ms)", "main", grace)
+			newStopClock(ctx, lastStatus(tl), log).killSpan(timings("TERM → SIGKILL"), "TERM → SIGKILL (ms)", "main", grace)
 			Expect(log).NotTo(HaveMarked(observe.ExitOf("main")), "the container ignores TERM; only SIGKILL stops it")
 			Expect(tl.Pod()).To(HaveContainerState("main", "Terminated", ""))
 			Expect(exitCode(tl.Pod(), "main")).To(BeEquivalentTo(137), "TM-5: killed by SIGKILL (128+9)")
@@ -66,14 +66,15 @@ var _ = Describe("Grace period", func() {
 			exp := timings("preStop extension")
 			sinceDeletion(exp, log, deleted, "deletion → TERM (ms): at least the grace", term, grace)
 			span(exp, log, "preStop begin → TERM (ms): at most the grace", preStopBegin, term, 0, grace+runtimeSlack)
-			killSpan(ctx, exp, lastStatus(tl), log, "TERM → SIGKILL (ms): the 2 s extension", "main", minimumGrace)
+			clock := newStopClock(ctx, lastStatus(tl), log)
+			clock.killSpan(exp, "TERM → SIGKILL (ms): the 2 s extension", "main", minimumGrace)
 			min, max := killWindow(grace + minimumGrace)
 			sinceDeletion(exp, log, deleted, "deletion → SIGKILL (ms): at least grace + 2 s", killed, min)
 			// At most grace + 2 s in all: where the runtime's journal timed the extension
 			// (killSpan: the kubelet passed 2 s, the runtime's timer kept to it), the markers'
 			// total adds only the runtime's kill call, and is recorded; elsewhere it is
 			// checked on the markers.
-			if newStopClock(ctx, lastStatus(tl), log).stops != nil {
+			if clock.fromRuntime {
 				if d, ok := log.Between(preStopBegin, killed); ok {
 					exp.RecordDuration("preStop begin → SIGKILL (ms): grace + 2 s and the runtime's kill call", d, gmeasurePrecision, gmeasure.Annotation("recorded, not asserted"))
 				}

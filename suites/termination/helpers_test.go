@@ -91,19 +91,18 @@ const (
 )
 
 // killSpan checks that container, which ignores TERM, got grace before SIGKILL and no
-// more, recording the spans in exp under name: from the runtime's journal where it can
-// be read (the model above), from the markers alone (killWindow) where it cannot. pod
-// is a status of the pod that holds the containers' IDs.
-func killSpan(ctx context.Context, exp *gmeasure.Experiment, pod *corev1.Pod, log observe.Log, name, container string, grace time.Duration) {
+// more, recording the spans in exp under name: from the runtime's journal where it was
+// read (the model above), from the markers alone (killWindow) where it was not.
+func (c stopClock) killSpan(exp *gmeasure.Experiment, name, container string, grace time.Duration) {
 	GinkgoHelper()
+	log := c.log
 	term, killed := observe.SignalTo(container, "TERM"), observe.LastHeartbeatOf(container)
-	stops, err := env.RuntimeStops(ctx, pod, CurrentSpecReport().StartTime, time.Now())
-	if err != nil {
-		AddReportEntry(name+": the runtime's journal", fmt.Sprintf("not read (%v): the markers alone time the span", err))
+	if !c.fromRuntime {
 		min, max := killWindow(grace)
 		span(exp, log, name, term, killed, min, max)
 		return
 	}
+	stops := c.stops
 	mine := observe.RuntimeStopsOf(stops, container)
 	AddReportEntry(name+": the runtime's stops of "+container, fmt.Sprint(mine))
 	killing := lastKilling(mine)
@@ -127,6 +126,81 @@ func killSpan(ctx context.Context, exp *gmeasure.Experiment, pod *corev1.Pod, lo
 	Expect(last.Sub(killing.Killed)).To(And(BeNumerically(">=", lo), BeNumerically("<=", hi)),
 		"%s: SIGKILL ended %s: its last heartbeat at %s, the runtime's SIGKILL at %s:\n%s", name, container,
 		last.UTC().Format("15:04:05.000"), killing.Killed.UTC().Format("15:04:05.000"), log)
+}
+
+// stopClock tells when the kubelet stopped each container of a pod and when SIGKILL
+// ended it, from the most precise source: where the runtime's journal can be read, the
+// kubelet's StopContainer call and the runtime's SIGKILL (observe.RuntimeStop), else
+// the containers' markers (the TERM trap's marker, the last heartbeat).
+// One journal read serves every span of a spec.
+type stopClock struct {
+	fromRuntime bool                  // the journal was read; else the markers time every stop
+	stops       []observe.RuntimeStop // what it holds about the pod's containers
+	log         observe.Log
+}
+
+// newStopClock reads the journal of pod's node once (pod: a status that holds its
+// containers' IDs).
+func newStopClock(ctx context.Context, pod *corev1.Pod, log observe.Log) stopClock {
+	GinkgoHelper()
+	stops, err := env.RuntimeStops(ctx, pod, CurrentSpecReport().StartTime, time.Now())
+	if err != nil {
+		AddReportEntry("stops timed by the markers", fmt.Sprintf("the runtime's journal not read: %v", err))
+		return stopClock{log: log}
+	}
+	return stopClock{fromRuntime: true, stops: stops, log: log}
+}
+
+// stopped is when the kubelet stopped container: its first StopContainer call, or its
+// TERM marker.
+func (c stopClock) stopped(container string) time.Time {
+	GinkgoHelper()
+	if c.fromRuntime {
+		ss := observe.RuntimeStopsOf(c.stops, container)
+		Expect(ss).NotTo(BeEmpty(), "the runtime's journal shows no StopContainer for %s: %s", container, c)
+		return ss[0].Called
+	}
+	t, ok := c.log.When(observe.SignalTo(container, "TERM"))
+	Expect(ok).To(BeTrue(), "%s never marked TERM:\n%s", container, c.log)
+	return t
+}
+
+// killed is when SIGKILL ended container: the runtime's SIGKILL, or its last heartbeat.
+func (c stopClock) killed(container string) time.Time {
+	GinkgoHelper()
+	if c.fromRuntime {
+		k := lastKilling(observe.RuntimeStopsOf(c.stops, container))
+		Expect(k).NotTo(BeNil(), "the runtime's journal shows no SIGKILL of %s: %s", container, c)
+		return k.Killed
+	}
+	t, ok := c.log.When(observe.LastHeartbeatOf(container))
+	Expect(ok).To(BeTrue(), "%s marked no heartbeat:\n%s", container, c.log)
+	return t
+}
+
+// killCallLag is how much later than the grace the clock's SIGKILL may come for the
+// runtime's kill call alone: killCallSlack where the runtime's journal times it, none
+// where the last heartbeat does.
+func (c stopClock) killCallLag() time.Duration {
+	if c.fromRuntime {
+		return killCallSlack
+	}
+	return 0
+}
+
+// span records b − a in exp under name and checks it against [min, max].
+func (c stopClock) span(exp *gmeasure.Experiment, name string, a, b time.Time, min, max time.Duration) {
+	GinkgoHelper()
+	d := b.Sub(a)
+	suite.Record(exp, name, d, min, max)
+	Expect(d).To(And(BeNumerically(">=", min), BeNumerically("<=", max)), "%s: %v (%s):\n%s", name, d, c, c.log)
+}
+
+func (c stopClock) String() string {
+	if !c.fromRuntime {
+		return "timed by the markers"
+	}
+	return fmt.Sprintf("timed by the runtime's journal: %v", c.stops)
 }
 
 // lastKilling is the last of stops that ended in SIGKILL, or nil.

@@ -1,13 +1,11 @@
 package termination
 
 import (
-	"context"
 	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/onsi/gomega/gmeasure"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/podlifecycle/conformance/framework/examples"
@@ -99,9 +97,8 @@ var _ = Describe("Sidecar termination", func() {
 
 			_, log := deleteAndWait(ctx, ns, tl, f, nil, stopBound(grace))
 			exp := timings("sidecars when the grace runs out")
-			status := lastStatus(tl)
-			killSpan(ctx, exp, status, log, "main-app TERM → SIGKILL (ms)", "main-app", grace)
-			clock := newStopClock(ctx, status, log)
+			clock := newStopClock(ctx, lastStatus(tl), log)
+			clock.killSpan(exp, "main-app TERM → SIGKILL (ms)", "main-app", grace)
 			// TM-12 says the remaining containers are stopped "at the same time" once the
 			// grace runs out: the main container's SIGKILL (the runtime's timeout) and the
 			// sidecars' TERM (the kubelet) come in one step, so neither need come first —
@@ -123,7 +120,7 @@ var _ = Describe("Sidecar termination", func() {
 				// (sidecarTurnSlack).
 				clock.span(exp, fmt.Sprintf("main-app stopped → %s stopped (ms): the grace", s),
 					clock.stopped("main-app"), clock.stopped(s), grace-sidecarTurnSlack, grace+sidecarTurnSlack)
-				killSpan(ctx, exp, status, log, s+" TERM → SIGKILL (ms): the short grace", s, minimumGrace)
+				clock.killSpan(exp, s+" TERM → SIGKILL (ms): the short grace", s, minimumGrace)
 			}
 			var first, last time.Duration
 			t0 := clock.stopped(sidecars[0])
@@ -136,77 +133,6 @@ var _ = Describe("Sidecar termination", func() {
 				"TM-12: the remaining containers are stopped at the same time (%s):\n%s", clock, log)
 		})
 })
-
-// stopClock tells when the kubelet stopped each container of a pod and when SIGKILL
-// ended it, from the most precise source: where the runtime's journal can be read, the
-// kubelet's StopContainer call and the runtime's SIGKILL (observe.RuntimeStop), else
-// the containers' markers (the TERM trap's marker, the last heartbeat).
-type stopClock struct {
-	stops []observe.RuntimeStop // nil: the markers time every stop
-	log   observe.Log
-}
-
-func newStopClock(ctx context.Context, pod *corev1.Pod, log observe.Log) stopClock {
-	GinkgoHelper()
-	stops, err := env.RuntimeStops(ctx, pod, CurrentSpecReport().StartTime, time.Now())
-	if err != nil {
-		AddReportEntry("stops timed by the markers", fmt.Sprintf("the runtime's journal not read: %v", err))
-		return stopClock{log: log}
-	}
-	return stopClock{stops: stops, log: log}
-}
-
-// stopped is when the kubelet stopped container: its first StopContainer call, or its
-// TERM marker.
-func (c stopClock) stopped(container string) time.Time {
-	GinkgoHelper()
-	if c.stops != nil {
-		ss := observe.RuntimeStopsOf(c.stops, container)
-		Expect(ss).NotTo(BeEmpty(), "the runtime's journal shows no StopContainer for %s: %s", container, c)
-		return ss[0].Called
-	}
-	t, ok := c.log.When(observe.SignalTo(container, "TERM"))
-	Expect(ok).To(BeTrue(), "%s never marked TERM:\n%s", container, c.log)
-	return t
-}
-
-// killed is when SIGKILL ended container: the runtime's SIGKILL, or its last heartbeat.
-func (c stopClock) killed(container string) time.Time {
-	GinkgoHelper()
-	if c.stops != nil {
-		k := lastKilling(observe.RuntimeStopsOf(c.stops, container))
-		Expect(k).NotTo(BeNil(), "the runtime's journal shows no SIGKILL of %s: %s", container, c)
-		return k.Killed
-	}
-	t, ok := c.log.When(observe.LastHeartbeatOf(container))
-	Expect(ok).To(BeTrue(), "%s marked no heartbeat:\n%s", container, c.log)
-	return t
-}
-
-// killCallLag is how much later than the grace the clock's SIGKILL may come for the
-// runtime's kill call alone: killCallSlack where the runtime's journal times it, none
-// where the last heartbeat does.
-func (c stopClock) killCallLag() time.Duration {
-	if c.stops != nil {
-		return killCallSlack
-	}
-	return 0
-}
-
-// span records b − a in exp under name and checks it against [min, max].
-func (c stopClock) span(exp *gmeasure.Experiment, name string, a, b time.Time, min, max time.Duration) {
-	GinkgoHelper()
-	d := b.Sub(a)
-	suite.Record(exp, name, d, min, max)
-	Expect(d).To(And(BeNumerically(">=", min), BeNumerically("<=", max)), "%s: %v (%s):\n%s", name, d, c, c.log)
-}
-
-func (c stopClock) String() string {
-	if c.stops == nil {
-		return "timed by the markers"
-	}
-	return fmt.Sprintf("timed by the runtime's journal: %v", c.stops)
-}
 
 // sidecarTurnSlack: how far apart signals the kubelet sends "at the same time" (from
 // parallel goroutines, through CRI calls) may be marked on a loaded 2-core machine.

@@ -19,20 +19,15 @@ const KubeletBackBound = 60 * time.Second
 // server's node proxy, the runtime to crictl on the node).
 type ServiceRestart struct{ Called, Returned, Answered time.Time }
 
-// RestartKubelet restarts node's kubelet and waits until it answers again (its wait
-// takes KubeletBackBound). A node shell: the spec must be Disruptive.
+// RestartKubelet restarts node's kubelet and waits until it answers again through the
+// API server's node proxy (its wait takes KubeletBackBound). A node shell: the spec
+// must be Disruptive.
 func (e *Env) RestartKubelet(ctx SpecContext, node string) ServiceRestart {
 	GinkgoHelper()
-	r := ServiceRestart{Called: time.Now()}
-	_, err := e.NodeShell(ctx, node, "systemctl restart kubelet")
-	Expect(err).NotTo(HaveOccurred())
-	r.Returned = time.Now()
-	Eventually(func(ctx SpecContext) error {
+	return e.restartService(ctx, node, "kubelet", func(ctx SpecContext) error {
 		_, err := e.Client.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix("healthz").DoRaw(ctx)
 		return err
-	}).WithContext(ctx).WithTimeout(KubeletBackBound).WithPolling(100*time.Millisecond).Should(Succeed(), "the kubelet of %s answers again", node)
-	r.Answered = time.Now()
-	return r
+	})
 }
 
 // RestartRuntime restarts node's container runtime service (containerd on a kind node;
@@ -40,14 +35,21 @@ func (e *Env) RestartKubelet(ctx SpecContext, node string) ServiceRestart {
 // crictl again. A node shell: the spec must be Disruptive.
 func (e *Env) RestartRuntime(ctx SpecContext, node string) ServiceRestart {
 	GinkgoHelper()
-	r := ServiceRestart{Called: time.Now()}
-	_, err := e.NodeShell(ctx, node, "systemctl restart containerd")
-	Expect(err).NotTo(HaveOccurred())
-	r.Returned = time.Now()
-	Eventually(func(ctx SpecContext) error {
+	return e.restartService(ctx, node, "containerd", func(ctx SpecContext) error {
 		_, err := e.NodeShell(ctx, node, "crictl --timeout 2s info >/dev/null")
 		return err
-	}).WithContext(ctx).WithTimeout(KubeletBackBound).WithPolling(100*time.Millisecond).Should(Succeed(), "the container runtime of %s answers again", node)
+	})
+}
+
+// restartService restarts unit on node and polls answers until it succeeds.
+func (e *Env) restartService(ctx SpecContext, node, unit string, answers func(SpecContext) error) ServiceRestart {
+	GinkgoHelper()
+	r := ServiceRestart{Called: time.Now()}
+	_, err := e.NodeShell(ctx, node, "systemctl restart "+unit)
+	Expect(err).NotTo(HaveOccurred())
+	r.Returned = time.Now()
+	Eventually(answers).WithContext(ctx).WithTimeout(KubeletBackBound).WithPolling(100*time.Millisecond).
+		Should(Succeed(), "%s of %s answers again", unit, node)
 	r.Answered = time.Now()
 	return r
 }

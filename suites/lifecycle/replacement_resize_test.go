@@ -77,7 +77,7 @@ var _ = Describe("Resize by replacement pods", func() {
 			}
 			Eventually(func(g Gomega, ctx SpecContext) {
 				for _, d := range deployments {
-					pods, err := replicaPods(ns, &appsv1.ReplicaSet{Spec: appsv1.ReplicaSetSpec{Selector: d.Spec.Selector}})(ctx)
+					pods, err := selectedPods(ns, d.Spec.Selector)(ctx)
 					g.Expect(err).NotTo(HaveOccurred())
 					seen := rollout[d.Name]
 					seen.add(pods, old[d.Name])
@@ -207,7 +207,7 @@ func deploymentOf(ctx SpecContext, ns, name string, replicas int32, strategy app
 
 // readyPods lists d's pods that are Ready and not terminating.
 func readyPods(ns string, d *appsv1.Deployment) func(SpecContext) ([]corev1.Pod, error) {
-	all := replicaPods(ns, &appsv1.ReplicaSet{Spec: appsv1.ReplicaSetSpec{Selector: d.Spec.Selector}})
+	all := selectedPods(ns, d.Spec.Selector)
 	return func(ctx SpecContext) ([]corev1.Pod, error) {
 		pods, err := all(ctx)
 		var ready []corev1.Pod

@@ -64,7 +64,7 @@ var _ = Describe("Pod replacement", func() {
 			rs := replicaSetOf(ctx, ns, "keeps-one", template)
 			ready := And(HavePhase(corev1.PodRunning), HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
 			var old corev1.Pod
-			Eventually(replicaPods(ns, rs)).WithContext(ctx).WithTimeout(replicaSetSyncBound + podStartBound).
+			Eventually(selectedPods(ns, rs.Spec.Selector)).WithContext(ctx).WithTimeout(replicaSetSyncBound + podStartBound).
 				WithPolling(200 * time.Millisecond).Should(And(HaveLen(1), ContainElement(ready, &old)))
 			oldTL := env.Follow(ctx, ns, old.Name)
 
@@ -75,7 +75,7 @@ var _ = Describe("Pod replacement", func() {
 				_ = env.Client.CoreV1().Pods(ns).Delete(ctx, old.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))})
 			})
 			var replacement corev1.Pod
-			Eventually(replicaPods(ns, rs)).WithContext(ctx).WithTimeout(replicaSetSyncBound + podStartBound).
+			Eventually(selectedPods(ns, rs.Spec.Selector)).WithContext(ctx).WithTimeout(replicaSetSyncBound + podStartBound).
 				WithPolling(200 * time.Millisecond).Should(ContainElement(And(Not(HaveField("ObjectMeta.UID", old.UID)), ready), &replacement))
 			readyAfter := time.Since(deletedAt)
 
@@ -234,9 +234,9 @@ func replicaSetOf(ctx SpecContext, ns, name string, template *corev1.Pod) *appsv
 	return rs
 }
 
-// replicaPods lists the pods of rs's selector, Terminating ones included.
-func replicaPods(ns string, rs *appsv1.ReplicaSet) func(SpecContext) ([]corev1.Pod, error) {
-	selector := metav1.FormatLabelSelector(rs.Spec.Selector)
+// selectedPods lists the pods of a controller's selector, Terminating ones included.
+func selectedPods(ns string, sel *metav1.LabelSelector) func(SpecContext) ([]corev1.Pod, error) {
+	selector := metav1.FormatLabelSelector(sel)
 	return func(ctx SpecContext) ([]corev1.Pod, error) {
 		pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
 		if err != nil {

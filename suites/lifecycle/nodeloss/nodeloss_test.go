@@ -6,6 +6,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,15 +26,21 @@ const (
 	// every node-monitor-period (5 s); the kubelet renews its lease every 10 s, so the
 	// last renewal may be 10 s older than the stop. +15 s for a loaded 2-core machine.
 	nodeLostBound = 50*time.Second + 5*time.Second + 10*time.Second + 15*time.Second
-	// The pod that tolerates a lost node for a while tolerates it this long.
-	shortToleration = 10
+	// The pods that tolerate a lost node for a while tolerate it this long: two values,
+	// so that a controller that scales or offsets tolerationSeconds fails one of them.
+	shortToleration  = 10
+	longerToleration = 25
 	// The taint-eviction controller evicts a pod once its toleration has run out,
-	// counted from when it saw the taint, which is at or after the taint's timeAdded.
-	// Both the taint's timeAdded and the DisruptionTarget condition's
-	// lastTransitionTime are the controller manager's whole-second times: −1 s; +10 s
-	// for its queue on a loaded machine.
-	evictNotBefore = shortToleration*time.Second - time.Second
-	evictBy        = shortToleration*time.Second + 10*time.Second
+	// counted from when it saw the taint (its node informer, then its node-update
+	// queue), which is at or after the taint's timeAdded; the eviction patches
+	// DisruptionTarget then deletes. Both the taint's timeAdded and the condition's
+	// lastTransitionTime are the controller manager's whole-second times: −1 s early,
+	// +1 s late for the truncation, +3 s for the informer, the queue and the patch on a
+	// loaded 2-core machine. A controller that counted 1.3× the toleration fails the
+	// 25 s pod (32.5 s against ≤ 29 s).
+	evictEarly = time.Second
+	evictLate  = time.Second + 3*time.Second
+	evictBy    = longerToleration*time.Second + evictLate
 	// PodGC looks every 20 s (gcCheckPeriod, pkg/controller/podgc/gc_controller.go);
 	// +10 s for its queue.
 	podGCBound = 20*time.Second + 10*time.Second
@@ -50,15 +57,16 @@ const (
 var _ = Describe("A node whose kubelet stops answering", Label("Slow", suite.Disruptive), func() {
 	It("is tainted unreachable; its pods keep their containers ready, are evicted with DisruptionTarget once their toleration runs out, and a terminating one is collected once the node is out of service",
 		Label("PC-14", "KR-4", "PL-15", "TM-20", "KR-1"),
-		suite.Timeout(3*podStartBound, kubeletBound, nodeLostBound, evictBy, podGCBound, kubeletBound, nodeBackBound), func(ctx SpecContext) {
+		suite.Timeout(4*podStartBound, kubeletBound, nodeLostBound, evictBy, 2*podGCBound, kubeletBound, nodeBackBound), func(ctx SpecContext) {
 			env.Require(facts.NodeShell())
 			node := env.OwnWorker("lost-kubelet").Name
 			ns := env.Namespace(ctx)
 			short := env.Run(ctx, ns, onNode(sleeper("short", 30), node, lossFor(ptr(int64(shortToleration)))...))
+			longer := env.Run(ctx, ns, onNode(sleeper("longer", 30), node, lossFor(ptr(int64(longerToleration)))...))
 			kept := env.Run(ctx, ns, onNode(sleeper("kept", 30), node, append(lossFor(nil), outOfServiceTolerated)...))
 			// A long grace keeps it Terminating for as long as its kubelet is away.
 			terminating := env.Run(ctx, ns, onNode(sleeper("terminating", 600), node, append(lossFor(nil), outOfServiceTolerated)...))
-			for _, tl := range []*observe.Timeline{short, kept, terminating} {
+			for _, tl := range []*observe.Timeline{short, longer, kept, terminating} {
 				Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
 			}
 			before := kept.Pod().Status.ContainerStatuses[0]
@@ -76,15 +84,21 @@ var _ = Describe("A node whose kubelet stops answering", Label("Slow", suite.Dis
 			}).WithContext(ctx).WithTimeout(nodeLostBound).WithPolling(time.Second).Should(Succeed())
 			AddReportEntry("node lost", fmt.Sprintf("kubelet of %s stopped at %s; taint %s added at %s", node, stopped.Format(time.RFC3339), lost.ToString(), lost.TimeAdded))
 
-			By("PC-14: the pod that tolerates it for 10 s is evicted with DisruptionTarget (DeletionByTaintManager) once that has run out, not before")
-			Eventually(short.Pod).WithContext(ctx).WithTimeout(evictBy).
-				Should(HaveCondition(corev1.DisruptionTarget, corev1.ConditionTrue, "DeletionByTaintManager"))
-			evicted := suite.ConditionOf(short.Pod(), corev1.DisruptionTarget).LastTransitionTime.Sub(lost.TimeAdded.Time)
-			AddReportEntry("taint added → eviction (ms)", evicted.Milliseconds())
-			Expect(evicted).To(And(BeNumerically(">=", evictNotBefore), BeNumerically("<=", evictBy)),
-				"PC-14: evicted %s after the taint; tolerationSeconds %d", evicted, shortToleration)
-			Eventually(func() bool { p := short.Pod(); return p == nil || p.DeletionTimestamp != nil }).WithContext(ctx).
-				WithTimeout(podGCBound).Should(BeTrue(), "PC-14: the evicted pod is deleted")
+			By("PC-14: the pods that tolerate it for 10 s and 25 s are evicted with DisruptionTarget (DeletionByTaintManager) once that has run out, not before")
+			for _, e := range []struct {
+				tl      *observe.Timeline
+				seconds int
+			}{{short, shortToleration}, {longer, longerToleration}} {
+				toleration := time.Duration(e.seconds) * time.Second
+				Eventually(e.tl.Pod).WithContext(ctx).WithTimeout(toleration+evictLate).
+					Should(HaveCondition(corev1.DisruptionTarget, corev1.ConditionTrue, "DeletionByTaintManager"), "PC-14: %s (tolerationSeconds %d) is evicted", e.tl.Name, e.seconds)
+				evicted := suite.ConditionOf(e.tl.Pod(), corev1.DisruptionTarget).LastTransitionTime.Sub(lost.TimeAdded.Time)
+				AddReportEntry(fmt.Sprintf("taint added → eviction (ms), tolerationSeconds %d", e.seconds), evicted.Milliseconds())
+				Expect(evicted).To(And(BeNumerically(">=", toleration-evictEarly), BeNumerically("<=", toleration+evictLate)),
+					"PC-14: %s evicted %s after the taint; tolerationSeconds %d (allowed %s to %s)", e.tl.Name, evicted, e.seconds, toleration-evictEarly, toleration+evictLate)
+				Eventually(func() bool { p := e.tl.Pod(); return p == nil || p.DeletionTimestamp != nil }).WithContext(ctx).
+					WithTimeout(podGCBound).Should(BeTrue(), "PC-14: the evicted pod %s is deleted", e.tl.Name)
+			}
 
 			By("KR-4: the pods the control plane marks not Ready keep their containers ready: true")
 			Eventually(kept.Pod).WithContext(ctx).WithTimeout(podGCBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionFalse, ""))
@@ -139,27 +153,117 @@ var _ = Describe("A node whose kubelet stops answering", Label("Slow", suite.Dis
 })
 
 var _ = Describe("A Node object that goes away", Label("Slow", suite.Disruptive), func() {
-	It("leaves its pods orphaned: PodGC marks them Failed with DisruptionTarget (DeletionByPodGC) and deletes them",
-		Label("PL-10", "PC-8", "TM-14"), suite.Timeout(podStartBound, kubeletBound, orphanBound, podGCBound, kubeletBound, nodeBackBound), func(ctx SpecContext) {
+	It("leaves its pods orphaned: PodGC marks them Failed with DisruptionTarget (DeletionByPodGC) and deletes them, and their ReplicaSet replaces its pod on another node; a pod bound to it after its kubelet stopped never starts and never moves",
+		Label("PL-10", "PC-8", "TM-14", "PL-17", "PL-19"), suite.Timeout(2*podStartBound, kubeletBound, podStartBound, orphanBound, podGCBound, podStartBound, kubeletBound, nodeBackBound), func(ctx SpecContext) {
 			env.Require(facts.NodeShell())
 			node := env.OwnWorker("deleted-node").Name
 			ns := env.Namespace(ctx)
 			tl := env.Run(ctx, ns, onNode(sleeper("orphan", 30), node))
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
 
+			// PL-19: a ReplicaSet's pod on the node. Its template prefers the node and
+			// tolerates its taint, and may run on any other node, so that the controller's
+			// replacement has somewhere to go once the node is gone.
+			rs := replicatedOn(ctx, ns, node)
+			var first corev1.Pod
+			Eventually(func(g Gomega, ctx SpecContext) {
+				pods := podsOf(g, ctx, ns, rs)
+				g.Expect(pods).To(HaveLen(1))
+				g.Expect(pods[0].Status.Phase).To(Equal(corev1.PodRunning))
+				first = pods[0]
+			}).WithContext(ctx).WithTimeout(podStartBound).Should(Succeed())
+			Expect(first.Spec.NodeName).To(Equal(node), "the ReplicaSet's pod should have been scheduled on the node it prefers, %s, to be lost with it", node)
+			replica := env.Follow(ctx, ns, first.Name)
+
 			// Stopped first, so that the kubelet does not register the node again at once;
 			// started when the spec ends, it registers it again (its labels and taints are
 			// its own flags).
 			stopKubelet(ctx, node)
+
+			// PL-17: the node has failed, and is still Ready to the scheduler (its lease is
+			// fresh), so a pod created now is bound to it and cannot be started there.
+			unstarted := env.Run(ctx, ns, onNode(sleeper("unstarted", 30), node))
+			Eventually(unstarted.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(
+				HaveCondition(corev1.PodScheduled, corev1.ConditionTrue, ""), "PL-17: the scheduler binds the pod to %s", node)
+			bound := unstarted.Pod()
+			Expect(bound.Spec.NodeName).To(Equal(node))
+
 			Expect(env.Client.CoreV1().Nodes().Delete(ctx, node, metav1.DeleteOptions{})).To(Succeed())
 			// PodGC patches the status and deletes the pod in one go: the status is looked
 			// for among every one the watch saw, not only the last.
-			Eventually(tl.Pods).WithContext(ctx).WithTimeout(orphanBound).Should(ContainElement(And(
-				HavePhase(corev1.PodFailed), HaveCondition(corev1.DisruptionTarget, corev1.ConditionTrue, "DeletionByPodGC"))),
-				"PL-10: a pod bound to a Node that no longer exists is marked Failed:\n%s", tl)
-			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podGCBound).Should(BeNil(), "TM-14: PodGC deletes the orphan after marking it Failed")
+			for _, orphan := range []*observe.Timeline{tl, unstarted, replica} {
+				Eventually(orphan.Pods).WithContext(ctx).WithTimeout(orphanBound).Should(ContainElement(And(
+					HavePhase(corev1.PodFailed), HaveCondition(corev1.DisruptionTarget, corev1.ConditionTrue, "DeletionByPodGC"))),
+					"PL-10: a pod bound to a Node that no longer exists is marked Failed:\n%s", orphan)
+				Eventually(orphan.Pod).WithContext(ctx).WithTimeout(podGCBound).Should(BeNil(), "TM-14: PodGC deletes the orphan after marking it Failed")
+			}
+
+			// PL-17 over the pod's whole life, binding to deletion: every status the watch
+			// saw kept the same node and UID, and none was Running or had a container started.
+			statuses := unstarted.Pods()
+			Expect(statuses).NotTo(BeEmpty())
+			for _, p := range statuses {
+				Expect(p.UID).To(Equal(bound.UID), "PL-17: the pod was made again:\n%s", unstarted)
+				if p.Spec.NodeName == "" {
+					continue // before its binding
+				}
+				Expect(p.Spec.NodeName).To(Equal(node), "PL-17: the pod moved to another node:\n%s", unstarted)
+				Expect(p.Status.Phase).NotTo(Equal(corev1.PodRunning), "PL-17: the pod ran:\n%s", unstarted)
+				for _, c := range p.Status.ContainerStatuses {
+					Expect(c.State.Running).To(BeNil(), "PL-17: container %s ran:\n%s", c.Name, unstarted)
+					Expect(c.ContainerID).To(BeEmpty(), "PL-17: container %s was created:\n%s", c.Name, unstarted)
+				}
+			}
+			By("PL-19: the ReplicaSet replaces its lost pod with one on another node")
+			var replacement corev1.Pod
+			Eventually(func(g Gomega, ctx SpecContext) {
+				pods := podsOf(g, ctx, ns, rs)
+				g.Expect(pods).To(HaveLen(1))
+				g.Expect(pods[0].UID).NotTo(Equal(first.UID))
+				g.Expect(pods[0].Status.Phase).To(Equal(corev1.PodRunning))
+				replacement = pods[0]
+			}).WithContext(ctx).WithTimeout(podStartBound).Should(Succeed(), "PL-19: ReplicaSet %s/%s has no replacement running", ns, rs.Name)
+			Expect(replacement.Spec.NodeName).NotTo(Equal(node), "PL-19: the replacement is on the lost node")
+			AddReportEntry("PL-19: replacement", fmt.Sprintf("%s (uid %s) on %s replaces %s (uid %s) of the lost node %s", replacement.Name, replacement.UID, replacement.Spec.NodeName, first.Name, first.UID, node))
+
+			AddReportEntry("PL-17: the unstarted pod's statuses", fmt.Sprintf("%d statuses from its binding to %s until PodGC deleted it, none Running, no container created:\n%s", len(statuses), node, unstarted))
 		})
 })
+
+// replicatedOn makes a ReplicaSet of one pod that prefers node and tolerates node's own
+// node-loss taint (not the other lost worker's), free to run on any other node.
+func replicatedOn(ctx SpecContext, ns, node string) *appsv1.ReplicaSet {
+	GinkgoHelper()
+	labels := map[string]string{"app": "replicated"}
+	template := sleeper("replicated", 30)
+	template.Spec.Tolerations = []corev1.Toleration{{Key: nodeLossTaint, Operator: corev1.TolerationOpEqual, Value: "deleted-node", Effect: corev1.TaintEffectNoSchedule}}
+	template.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+		PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{Weight: 100, Preference: corev1.NodeSelectorTerm{
+			MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}}}}}
+	rs, err := env.Client.AppsV1().ReplicaSets(ns).Create(ctx, &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "replicated"},
+		Spec: appsv1.ReplicaSetSpec{
+			Replicas: ptr(int32(1)),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: template.Spec},
+		},
+	}, metav1.CreateOptions{})
+	Expect(err).NotTo(HaveOccurred(), "creating ReplicaSet %s/replicated", ns)
+	return rs
+}
+
+// podsOf lists rs's pods that are not terminating.
+func podsOf(g Gomega, ctx SpecContext, ns string, rs *appsv1.ReplicaSet) []corev1.Pod {
+	list, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: metav1.FormatLabelSelector(rs.Spec.Selector)})
+	g.Expect(err).NotTo(HaveOccurred())
+	var pods []corev1.Pod
+	for _, p := range list.Items {
+		if p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodFailed {
+			pods = append(pods, p)
+		}
+	}
+	return pods
+}
 
 // nodeLossTaint keeps every other spec's pods off the workers these specs lose.
 const nodeLossTaint = "podlifecycle.io/node-loss"

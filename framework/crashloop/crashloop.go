@@ -32,30 +32,8 @@ func CrashLooper(node facts.Node) *corev1.Pod {
 	return CrashLooperRunning(node, CrashAtOnce)
 }
 
-// CrashAtOnce is the crasher's script of CrashLooper: marked started, it exits 1 (its
-// first run after its hold, see FirstRunHold).
-const CrashAtOnce = "mark start; hold_first_run; mark exit; exit 1"
-
-// The first run of a crasher that calls hold_first_run lasts FirstRunHold before it
-// exits. Why: the first restart is the one delay with no backoff to absorb a slow
-// start (allowed 4.5 s), and the specs a suite hands out together create their pods on
-// one node in the same second; a loop whose first exit falls in that burst measured
-// its restart at once at 3.1–5.6 s where, a minute later, the same node restarted at
-// once in 0.9–1.1 s (2-core machine, 2026-12-06). Each Ginkgo process holds its loops'
-// first runs a different time (HoldBase, then HoldStep more per process, four steps),
-// so that no two first restarts of one hand-out coincide with each other or with the
-// pods being created. Only the first run is held: every delay measured is the same
-// exit → start as before, under the same model.
-const (
-	HoldBase        = 2 * time.Second
-	HoldStep        = 2 * time.Second
-	MaxFirstRunHold = HoldBase + 3*HoldStep
-)
-
-// FirstRunHold is the hold of this Ginkgo process's crashers.
-func FirstRunHold() time.Duration {
-	return HoldBase + HoldStep*time.Duration((GinkgoParallelProcess()-1)%4)
-}
+// CrashAtOnce is the crasher's script of CrashLooper: marked started, it exits 1.
+const CrashAtOnce = "mark start; mark exit; exit 1"
 
 // CrashLooperRunning is CrashLooper with the crasher running script (with mark()
 // defined) each time; the script must mark "start" first and "exit" last. Every run
@@ -78,10 +56,8 @@ func CrashLooperRunning(node facts.Node, script string) *corev1.Pod {
 // defined, marking as name) each time, once the observer is up; a second crasher of
 // the pod gets its own markers (observer's marker file) and its own backoff.
 func Crasher(name, script string) corev1.Container {
-	held := observe.MarkerDir + "/" + name + "-held"
-	hold := fmt.Sprintf("hold_first_run() { [ -f %s ] && return; touch %s; sleep %g; }; ", held, held, FirstRunHold().Seconds())
 	return corev1.Container{Name: name, Image: "busybox:1.28",
-		Command: []string{"sh", "-c", observe.MarkShell(name) + hold +
+		Command: []string{"sh", "-c", observe.MarkShell(name) +
 			"until [ -f " + observe.MarkerDir + "/observer-up ]; do sleep 0.05; done; " + script}}
 }
 
@@ -139,7 +115,7 @@ func MeasureLoopLeftAlone(ctx context.Context, env *suite.Env, tl *observe.Timel
 
 func measureLoop(ctx context.Context, env *suite.Env, tl *observe.Timeline, n int, budget time.Duration) []time.Duration {
 	GinkgoHelper()
-	Eventually(tl.Pod).WithContext(ctx).WithTimeout(suite.PodStartBound + MaxFirstRunHold + budget).Should(
+	Eventually(tl.Pod).WithContext(ctx).WithTimeout(suite.PodStartBound + budget).Should(
 		HaveContainerRestarts("crasher", BeNumerically(">=", n)))
 	ms, err := env.MarkerFile(ctx, tl.Namespace, tl.Name, "observer")
 	Expect(err).NotTo(HaveOccurred())

@@ -46,7 +46,7 @@ const probeRun = 3 * time.Second
 // defaults' delays (ReduceDefaultCrashLoopBackOffDecay off, pinned below).
 const probeKillRestarts = 4
 
-var probeKillBound = suite.PodStartBound + crashloop.MaxFirstRunHold + backoff.Budget(backoff.Settings{}.Expected(probeKillRestarts)) + probeKillRestarts*probeRun
+var probeKillBound = suite.PodStartBound + backoff.Budget(backoff.Settings{}.Expected(probeKillRestarts)) + probeKillRestarts*probeRun
 
 // probeKilled is crashloop's crash looper whose crasher runs until it is killed: it
 // marks "start" and sleeps; the kill's TERM is trapped to mark "exit" (the markers

@@ -46,7 +46,7 @@ var _ = Describe("Crash-loop backoff", suite.LongRunning, func() {
 		tl := env.Run(ctx, ns, looper)
 		// After three restarts (at once, 10 s, 20 s by default) the kubelet holds the
 		// next, doubled backoff (40 s) for crasher in this pod.
-		bound := podStartBound + crashloop.MaxFirstRunHold + backoff.Budget(defaultDelays(3))
+		bound := podStartBound + backoff.Budget(defaultDelays(3))
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(bound).Should(HaveContainerRestarts("crasher", BeNumerically(">=", 3)))
 		before := tl.Pod()
 
@@ -98,7 +98,7 @@ var _ = Describe("Crash-loop backoff", suite.LongRunning, func() {
 // stock kubelet shows it in all but about 0.1 % of runs (0, 10, 20, 40, 80 s).
 var _ = Describe("Crash-loop backoff, pod left alone", suite.LongRunning, func() {
 	expected := defaultDelays(5)
-	It("restarts after 10 s, 20 s, 40 s, 80 s, the pod worker's requeue jitter on top", Label("RS-6"), suite.Longest, suite.Timeout(podStartBound+crashloop.MaxFirstRunHold+backoff.UnpacedBudget(expected)), func(ctx SpecContext) {
+	It("restarts after 10 s, 20 s, 40 s, 80 s, the pod worker's requeue jitter on top", Label("RS-6"), suite.Longest, suite.Timeout(podStartBound+backoff.UnpacedBudget(expected)), func(ctx SpecContext) {
 		node := defaultBackoffNode()
 		tl := env.Run(ctx, env.Namespace(ctx), crashloop.CrashLooper(node))
 		measured := crashloop.MeasureLoopLeftAlone(ctx, env, tl, len(expected), backoff.UnpacedBudget(expected))

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/podlifecycle/conformance/framework/backoff"
-	"github.com/podlifecycle/conformance/framework/crashloop"
 	"github.com/podlifecycle/conformance/framework/facts"
 	"github.com/podlifecycle/conformance/framework/observe"
 	"github.com/podlifecycle/conformance/framework/suite"
@@ -31,7 +30,7 @@ func restartAllContainersNode() facts.Node {
 // crashLoopBound is how long crashloop.CheckLoop waits for a crash loop whose crasher
 // runs take runs together (its one Eventually): the pod's start and the loop's budget.
 func crashLoopBound(expected []time.Duration, runs time.Duration) time.Duration {
-	return podStartBound + crashloop.MaxFirstRunHold + backoff.Budget(expected) + runs
+	return podStartBound + backoff.Budget(expected) + runs
 }
 
 // longestDelays are the kubelet settings whose documented delays are the longest:

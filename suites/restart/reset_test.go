@@ -29,7 +29,7 @@ var _ = Describe("Crash-loop backoff across a good run", suite.LongRunning, func
 			ns := env.Namespace(ctx)
 			pod := crashloop.CrashLooperRunning(node,
 				"n=$(cat "+observe.MarkerDir+"/runs 2>/dev/null || echo 0); n=$((n+1)); echo $n > "+observe.MarkerDir+"/runs; "+
-					"mark start; hold_first_run; if [ $n -eq 3 ]; then sleep "+fmt.Sprint(int(goodRun.Seconds()))+"; fi; mark exit; exit 1")
+					"mark start; if [ $n -eq 3 ]; then sleep "+fmt.Sprint(int(goodRun.Seconds()))+"; fi; mark exit; exit 1")
 			tl := env.Run(ctx, ns, pod)
 			measured := crashloop.MeasureLoop(ctx, env, tl, len(expected), backoff.Budget(expected)+goodRun)
 

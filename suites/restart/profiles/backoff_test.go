@@ -18,7 +18,7 @@ import (
 // timeout takes the settings it picks its node for (NodeFor's gates, Require's
 // maxContainerRestartPeriod), because Check reads the node's own only when it runs.
 func checkBound(s backoff.Settings, n int) time.Duration {
-	return suite.PodStartBound + crashloop.MaxFirstRunHold + backoff.Budget(s.Expected(n))
+	return suite.PodStartBound + backoff.Budget(s.Expected(n))
 }
 
 // Each spec needs the kubelet settings of its statement (a worker of
@@ -40,7 +40,7 @@ var _ = Describe("Crash-loop backoff", func() {
 	// whenever KubeletCrashLoopBackOffMax is on (pkg/kubelet/apis/config/v1beta1/
 	// defaults.go) and newCrashLoopBackOff lets it replace the reduced 60 s maximum, so
 	// on v1.37.2 this fails with delays that go on doubling past 60 s.
-	It("with ReduceDefaultCrashLoopBackOffDecay and no maxContainerRestartPeriod set is capped at 60 s", Label("RS-12", "RS-14", "ReduceDefaultCrashLoopBackOffDecay", "KubeletCrashLoopBackOffMax", "Slow"), suite.Timeout(suite.PodStartBound+crashloop.MaxFirstRunHold+backoff.Budget(backoff.Expected(time.Second, 300*time.Second, 9))), func(ctx SpecContext) {
+	It("with ReduceDefaultCrashLoopBackOffDecay and no maxContainerRestartPeriod set is capped at 60 s", Label("RS-12", "RS-14", "ReduceDefaultCrashLoopBackOffDecay", "KubeletCrashLoopBackOffMax", "Slow"), suite.Timeout(suite.PodStartBound+backoff.Budget(backoff.Expected(time.Second, 300*time.Second, 9))), func(ctx SpecContext) {
 		node := env.NodeFor("reduced-decay", map[string]bool{"ReduceDefaultCrashLoopBackOffDecay": true, "KubeletCrashLoopBackOffMax": true})
 		expected := backoff.SettingsOf(node).Expected(9) // …32 s, 60 s, 60 s
 		tl := env.Run(ctx, env.Namespace(ctx), crashloop.CrashLooper(node))

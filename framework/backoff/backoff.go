@@ -40,6 +40,16 @@ import (
 //     starts the container and the shell writes its marker, 0.2–1.5 s on a 2-core
 //     machine: StartLatency = 3 s for one start. So
 //     d ≤ max(b, Detection) + Pace + SyncLatency + StartLatency.
+//   - detection measured: a relist lists every container through the runtime, and on
+//     a loaded 2-core machine it can take seconds (the kubelet first reported an exit
+//     4.1 s after it in one run here, 0.9 s after the same container's next exit). The
+//     kubelet cannot restart a container before it has seen the exit, so where its
+//     first report of the exit (the first status the watch sees showing it, the
+//     watch's own latency included) comes later than Detection after the exit, that
+//     measured detection takes Detection's place (BoundsDetected). It matters where b
+//     is shorter: above all the restart at once, which has no backoff to absorb it.
+//     What follows the detection is bounded as before, so a kubelet that sees the
+//     exit and then holds the restart back (a backoff before the first restart) fails.
 const (
 	EarlyTolerance      = 100 * time.Millisecond
 	Detection           = time.Second
@@ -57,6 +67,27 @@ func LateTolerance(b time.Duration) time.Duration {
 // Bounds is the range the model allows a delay measured for backoff b.
 func Bounds(b time.Duration) (lo, hi time.Duration) {
 	return b - EarlyTolerance, b + LateTolerance(b)
+}
+
+// BoundsDetected is Bounds for a delay whose exit the kubelet first reported detected
+// after it (0: not known): the measured detection in Detection's place where longer.
+func BoundsDetected(b, detected time.Duration) (lo, hi time.Duration) {
+	lo, hi = Bounds(b)
+	return lo, hi + max(0, detected-max(b, Detection))
+}
+
+// WithinDetected is Within under BoundsDetected.
+func WithinDetected(measured, b, detected time.Duration) bool {
+	lo, hi := BoundsDetected(b, detected)
+	return measured >= lo && measured <= hi
+}
+
+// at is detected[i], or 0 (not known) past its end.
+func at(detected []time.Duration, i int) time.Duration {
+	if i < len(detected) {
+		return detected[i]
+	}
+	return 0
 }
 
 // Within reports whether a measured delay fits backoff b under the model.
@@ -193,11 +224,16 @@ func (l LoopSum) String() string {
 // the predicate a spec uses to tell which of two expected sequences a loop follows
 // before it asserts one (crashloop.CheckDelays asserts the same rules one by one).
 func Fits(expected, measured []time.Duration) bool {
+	return FitsDetected(expected, measured, nil)
+}
+
+// FitsDetected is Fits with each delay under BoundsDetected (detected[i] for delay i).
+func FitsDetected(expected, measured, detected []time.Duration) bool {
 	if len(measured) < len(expected) {
 		return false
 	}
 	for i, b := range expected {
-		if !Within(measured[i], b) {
+		if !WithinDetected(measured[i], b, at(detected, i)) {
 			return false
 		}
 	}
@@ -327,6 +363,8 @@ type Delay struct {
 	MeasuredMs int64 `json:"measuredMs"`
 	MinMs      int64 `json:"minMs"`
 	MaxMs      int64 `json:"maxMs"`
+	// DetectedMs is how long after the exit the kubelet first reported it (0: not known).
+	DetectedMs int64 `json:"detectedMs,omitempty"`
 }
 
 // DelayTable is the expected-vs-measured table of one crash loop. Its JSON form is
@@ -336,14 +374,20 @@ type DelayTable []Delay
 // Table pairs expected and measured delays (measured may be longer; extra ones are
 // left out).
 func Table(expected, measured []time.Duration) DelayTable {
+	return TableDetected(expected, measured, nil)
+}
+
+// TableDetected is Table with each delay's bounds from BoundsDetected, and the
+// detection shown where it was measured.
+func TableDetected(expected, measured, detected []time.Duration) DelayTable {
 	var t DelayTable
 	for i, want := range expected {
 		if i >= len(measured) {
 			break
 		}
-		lo, hi := Bounds(want)
+		lo, hi := BoundsDetected(want, at(detected, i))
 		t = append(t, Delay{Restart: i + 1, ExpectedMs: want.Milliseconds(), MeasuredMs: measured[i].Milliseconds(),
-			MinMs: max(0, lo.Milliseconds()), MaxMs: hi.Milliseconds()})
+			MinMs: max(0, lo.Milliseconds()), MaxMs: hi.Milliseconds(), DetectedMs: at(detected, i).Milliseconds()})
 	}
 	return t
 }
@@ -351,7 +395,11 @@ func Table(expected, measured []time.Duration) DelayTable {
 func (t DelayTable) String() string {
 	rows := make([]string, len(t))
 	for i, d := range t {
-		rows[i] = fmt.Sprintf("%d: expected %dms measured %dms (allowed %d–%dms)", d.Restart, d.ExpectedMs, d.MeasuredMs, d.MinMs, d.MaxMs)
+		detected := ""
+		if d.DetectedMs > 0 {
+			detected = fmt.Sprintf(", exit reported after %dms", d.DetectedMs)
+		}
+		rows[i] = fmt.Sprintf("%d: expected %dms measured %dms (allowed %d–%dms%s)", d.Restart, d.ExpectedMs, d.MeasuredMs, d.MinMs, d.MaxMs, detected)
 	}
 	return "[" + strings.Join(rows, ", ") + "]"
 }

@@ -251,3 +251,28 @@ func TestReducedDecayLoopTellsTwentyPercentLonger(t *testing.T) {
 		t.Errorf("six delays already tell it by the whole loop (%v): the seventh is not needed", sum)
 	}
 }
+
+func TestBoundsDetectedTakesAMeasuredDetectionLongerThanTheModels(t *testing.T) {
+	// At once, the exit reported 4 s after it: the restart may come up to the model's
+	// pace, sync and start after that report, not after the nominal 1 s.
+	if _, hi := BoundsDetected(0, 4*time.Second); hi != 4*time.Second+Pace+SyncLatency+StartLatency {
+		t.Errorf("at once, detected 4 s: hi %s", hi)
+	}
+	// A detection within the model's changes nothing, nor does one a backoff covers.
+	for _, c := range []struct{ b, detected time.Duration }{{0, 0}, {0, 800 * time.Millisecond}, {10 * time.Second, 4 * time.Second}} {
+		lo, hi := BoundsDetected(c.b, c.detected)
+		wantLo, wantHi := Bounds(c.b)
+		if lo != wantLo || hi != wantHi {
+			t.Errorf("b %s detected %s: [%s, %s], want Bounds' [%s, %s]", c.b, c.detected, lo, hi, wantLo, wantHi)
+		}
+	}
+	// A kubelet that saw the exit within a second and held the first restart for the
+	// initial 10 s fails, detected or not.
+	if WithinDetected(10500*time.Millisecond, 0, time.Second) {
+		t.Error("a first restart 10.5 s after an exit reported after 1 s passed as at once")
+	}
+	// The reduced decay's 1 s backoff, the exit reported after 2.5 s.
+	if _, hi := BoundsDetected(time.Second, 2500*time.Millisecond); hi != 2500*time.Millisecond+Pace+SyncLatency+StartLatency {
+		t.Errorf("b 1 s, detected 2.5 s: hi %s", hi)
+	}
+}

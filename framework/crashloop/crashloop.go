@@ -87,17 +87,17 @@ func NodeAndSettings(node facts.Node) string {
 // (see CheckDelays).
 func CheckLoop(ctx context.Context, env *suite.Env, tl *observe.Timeline, statement, what string, expected []time.Duration, runs time.Duration) {
 	GinkgoHelper()
-	measured := MeasureLoop(ctx, env, tl, len(expected), backoff.Budget(expected)+runs)
-	CheckDelays(tl, statement, what, expected, measured)
+	CheckDelays(tl, statement, what, expected, MeasureLoop(ctx, env, tl, len(expected), backoff.Budget(expected)+runs))
 }
 
 // MeasureLoop waits, for at most the pod's start and budget, until the CrashLooper pod
 // that tl watches has restarted its crasher n times, and returns the first n
-// exit→start delays, measured from the crasher's own markers. The loop is paced
+// exit→start delays, measured from the crasher's own markers, with the kubelet's
+// detection of each exit (MeasureDelays). The loop is paced
 // (Pace): what is measured is the kubelet's backoff, not the pod worker's requeue
 // jitter. It checks nothing of the delays: a spec that must record what it measured
 // before it asserts (a disagreement's answer, say) calls it and then CheckDelays.
-func MeasureLoop(ctx context.Context, env *suite.Env, tl *observe.Timeline, n int, budget time.Duration) []time.Duration {
+func MeasureLoop(ctx context.Context, env *suite.Env, tl *observe.Timeline, n int, budget time.Duration) Loop {
 	GinkgoHelper()
 	updates := Pace(ctx, env, tl.Namespace, tl.Name)
 	measured := measureLoop(ctx, env, tl, n, budget)
@@ -108,20 +108,30 @@ func MeasureLoop(ctx context.Context, env *suite.Env, tl *observe.Timeline, n in
 // MeasureLoopLeftAlone is MeasureLoop without the pacing: the delays a pod left alone
 // sees, the pod worker's requeue jitter included (backoff.RequeueJitter). budget is
 // then backoff.UnpacedBudget's.
-func MeasureLoopLeftAlone(ctx context.Context, env *suite.Env, tl *observe.Timeline, n int, budget time.Duration) []time.Duration {
+func MeasureLoopLeftAlone(ctx context.Context, env *suite.Env, tl *observe.Timeline, n int, budget time.Duration) Loop {
 	GinkgoHelper()
 	return measureLoop(ctx, env, tl, n, budget)
 }
 
-func measureLoop(ctx context.Context, env *suite.Env, tl *observe.Timeline, n int, budget time.Duration) []time.Duration {
+func measureLoop(ctx context.Context, env *suite.Env, tl *observe.Timeline, n int, budget time.Duration) Loop {
 	GinkgoHelper()
 	Eventually(tl.Pod).WithContext(ctx).WithTimeout(suite.PodStartBound + budget).Should(
 		HaveContainerRestarts("crasher", BeNumerically(">=", n)))
+	return MeasureMarkers(ctx, env, tl, "crasher", n)
+}
+
+// MeasureMarkers reads the markers of the CrashLooper pod that tl watches and returns
+// the first n delays of container with their detections (MeasureDelays); it fails when the
+// markers hold fewer.
+func MeasureMarkers(ctx context.Context, env *suite.Env, tl *observe.Timeline, container string, n int) Loop {
+	GinkgoHelper()
 	ms, err := env.MarkerFile(ctx, tl.Namespace, tl.Name, "observer")
 	Expect(err).NotTo(HaveOccurred())
-	measured := backoff.Delays(ms, "crasher")
-	Expect(len(measured)).To(BeNumerically(">=", n), "markers: %v", ms)
-	return measured[:n]
+	p := tl.Pod()
+	Expect(p).NotTo(BeNil(), "the pod is gone:\n%s", tl)
+	loop := MeasureDelays(ms, tl.Entries(), p.UID, container, n)
+	Expect(len(loop.Delays)).To(BeNumerically(">=", n), "markers: %v", ms)
+	return loop
 }
 
 // PaceAnnotation is the annotation Pace updates.
@@ -152,17 +162,18 @@ func Pace(ctx context.Context, env *suite.Env, ns, name string) (updates func() 
 // statement the delays check ("RS-6", or "RS-12/RS-14" for a claim of both): the
 // failures name it, so that the report fails that statement and not every other one
 // the spec carries (RS-8's check, which comes after, was not decided).
-func CheckDelays(tl *observe.Timeline, statement, what string, expected, measured []time.Duration) {
+func CheckDelays(tl *observe.Timeline, statement, what string, expected []time.Duration, loop Loop) {
 	GinkgoHelper()
+	measured := loop.Delays
 	experiment := gmeasure.NewExperiment("restart delays on " + what)
-	table := backoff.Table(expected, measured)
+	table := backoff.TableDetected(expected, measured, loop.Detected)
 	for i, want := range expected {
 		experiment.RecordDuration(fmt.Sprintf("delay %d (expected %s)", i+1, want), measured[i])
 	}
 	AddReportEntry(experiment.Name, experiment)
 	AddReportEntry("restart delays (ms) on "+what, table)
 	for i, want := range expected {
-		lo, hi := backoff.Bounds(want)
+		lo, hi := backoff.BoundsDetected(want, loop.Detected[i])
 		Expect(measured[i]).To(BeNumerically(">=", lo), "%s: delay %d too short: %v\n%s", statement, i+1, table, tl)
 		Expect(measured[i]).To(BeNumerically("<=", hi), "%s: delay %d too long: %v\n%s", statement, i+1, table, tl)
 	}
@@ -222,9 +233,10 @@ func checkCrashLoopBackOffSeen(tl *observe.Timeline, expected []time.Duration) {
 // late one, records both in the report, and records for statement id, as drift, the
 // pod worker's requeue jitter when the whole loop shows it (backoff.RequeueJitter,
 // decided over the loop, not by one draw).
-func CheckRequeueJitter(tl *observe.Timeline, id, what string, expected, measured []time.Duration) {
+func CheckRequeueJitter(tl *observe.Timeline, id, what string, expected []time.Duration, loop Loop) {
 	GinkgoHelper()
-	table := backoff.Table(expected, measured)
+	measured := loop.Delays
+	table := backoff.TableDetected(expected, measured, loop.Detected)
 	AddReportEntry("restart delays (ms), pod left alone, on "+what, table)
 	j, ok := backoff.RequeueJitter(expected, measured)
 	Expect(ok).To(BeTrue(), "the loop needs a first restart at once and a backoff after it: %v", expected)
@@ -239,7 +251,7 @@ func CheckRequeueJitter(tl *observe.Timeline, id, what string, expected, measure
 		Reproducer: suite.Reproducer(tl.Pod(), what),
 	})
 	for i, want := range expected {
-		lo, hi := backoff.Bounds(want)
+		lo, hi := backoff.BoundsDetected(want, loop.Detected[i])
 		hi += time.Duration(float64(want)*backoff.RequeueJitterFactor) + backoff.SyncTick
 		Expect(measured[i]).To(BeNumerically(">=", lo), "delay %d too short: %v\n%s", i+1, table, tl)
 		Expect(measured[i]).To(BeNumerically("<=", hi), "delay %d longer than the backoff and the requeue jitter allow: %v\n%s", i+1, table, tl)

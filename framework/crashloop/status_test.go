@@ -53,3 +53,36 @@ func TestBackoffStatusesSplitsByRestartAndPod(t *testing.T) {
 		t.Errorf("restart 2: %v", got[1])
 	}
 }
+
+func TestMeasureDelaysTakesTheKubeletsFirstReportOfEachExit(t *testing.T) {
+	t0 := time.Unix(2000, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	mark := func(ms int, event string) observe.Marker {
+		return observe.Marker{At: at(ms), Container: "crasher", Event: event}
+	}
+	ms := []observe.Marker{
+		mark(0, "start"), mark(10, "exit"), // reported 4000 ms later, restarted 1000 ms after that
+		mark(5010, "start"), mark(5020, "exit"), // reported after 900 ms, held back by the 10 s backoff
+		mark(15500, "start"), mark(15510, "exit"), // reported only after the next start
+		mark(16500, "start"), mark(16510, "exit"), // never reported Terminated
+		mark(17000, "start"),
+	}
+	entries := []observe.Entry{
+		crasherAt("old", at(3000), 0, terminated, false), // another pod of the same name
+		crasherAt("p", at(4010), 0, terminated, false),
+		crasherAt("p", at(5100), 1, running, true),
+		crasherAt("p", at(5920), 1, terminated, true),
+		crasherAt("p", at(6900), 1, backingOff, true),
+		crasherAt("p", at(15600), 2, running, true),
+		crasherAt("p", at(16550), 2, terminated, true), // written before the start, seen after it
+		crasherAt("p", at(16600), 3, running, true),
+	}
+	loop := MeasureDelays(ms, entries, "p", "crasher", 4)
+	wantDelays := []time.Duration{5000 * time.Millisecond, 10480 * time.Millisecond, 990 * time.Millisecond, 490 * time.Millisecond}
+	wantDetected := []time.Duration{4000 * time.Millisecond, 900 * time.Millisecond, 990 * time.Millisecond, 0}
+	for i := range wantDelays {
+		if loop.Delays[i] != wantDelays[i] || loop.Detected[i] != wantDetected[i] {
+			t.Errorf("delay %d: got %s detected %s, want %s detected %s", i+1, loop.Delays[i], loop.Detected[i], wantDelays[i], wantDetected[i])
+		}
+	}
+}

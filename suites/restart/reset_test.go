@@ -31,7 +31,8 @@ var _ = Describe("Crash-loop backoff across a good run", suite.LongRunning, func
 				"n=$(cat "+observe.MarkerDir+"/runs 2>/dev/null || echo 0); n=$((n+1)); echo $n > "+observe.MarkerDir+"/runs; "+
 					"mark start; if [ $n -eq 3 ]; then sleep "+fmt.Sprint(int(goodRun.Seconds()))+"; fi; mark exit; exit 1")
 			tl := env.Run(ctx, ns, pod)
-			measured := crashloop.MeasureLoop(ctx, env, tl, len(expected), backoff.Budget(expected)+goodRun)
+			loop := crashloop.MeasureLoop(ctx, env, tl, len(expected), backoff.Budget(expected)+goodRun)
+			measured := loop.Delays
 
 			// Answered before anything is asserted: either page may be the one confirmed.
 			suite.Answer(drift.Question[time.Duration]{
@@ -46,6 +47,6 @@ var _ = Describe("Crash-loop backoff across a good run", suite.LongRunning, func
 			})
 			// RS-6: repeated crashes get the doubled delays; a 15 s run between them is not
 			// the trouble-free period that resets the backoff.
-			crashloop.CheckDelays(tl, "RS-6", crashloop.NodeAndSettings(node)+", around a 15 s run", expected, measured)
+			crashloop.CheckDelays(tl, "RS-6", crashloop.NodeAndSettings(node)+", around a 15 s run", expected, loop)
 		})
 })

@@ -47,7 +47,8 @@ var _ = Describe("Crash-loop backoff", func() {
 		// The budget of the doubling without a cap (…64 s, 128 s), so that the loop is
 		// measured whichever cap the kubelet applies.
 		uncapped := backoff.Expected(time.Second, 300*time.Second, 9)
-		measured := crashloop.MeasureLoop(ctx, env, tl, 9, backoff.Budget(uncapped))
+		loop := crashloop.MeasureLoop(ctx, env, tl, 9, backoff.Budget(uncapped))
+		measured := loop.Delays
 		// The ninth delay tells the two apart: 60 s under the pages' cap, 128 s under
 		// the 300 s default. Answered before RS-12 and RS-14 are checked.
 		suite.Answer(drift.Question[time.Duration]{
@@ -57,7 +58,7 @@ var _ = Describe("Crash-loop backoff", func() {
 			Same:     func(claimed, measured time.Duration) bool { return backoff.Within(measured, claimed) },
 			Evidence: fmt.Sprintf("delays on %s: %v", crashloop.NodeAndSettings(node), measured),
 		})
-		crashloop.CheckDelays(tl, "RS-12/RS-14", crashloop.NodeAndSettings(node), expected, measured)
+		crashloop.CheckDelays(tl, "RS-12/RS-14", crashloop.NodeAndSettings(node), expected, loop)
 	})
 
 	// Where KubeletCrashLoopBackOffMax is off the kubelet keeps the reduced 60 s maximum

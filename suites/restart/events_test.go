@@ -57,7 +57,9 @@ var _ = Describe("Container end events", func() {
 
 			// One bounded wait for all three: it ends once each has an event of its end.
 			found := make([][]string, len(cases))
-			err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, endEventBound, true, func(ctx context.Context) (bool, error) {
+			// The lists use the spec's context, not the wait's: one ending with the wait
+			// would fail on its own deadline instead of ending it.
+			err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, endEventBound, true, func(context.Context) (bool, error) {
 				done := true
 				for i, c := range cases {
 					found[i] = endEvents(ctx, tls[i].Pod(), c.reason == "OOMKilled")

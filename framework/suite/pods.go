@@ -167,3 +167,19 @@ func ConditionOf(p *corev1.Pod, t corev1.PodConditionType) corev1.PodCondition {
 	Fail(fmt.Sprintf("pod %s has no %s condition: %s", p.Name, t, observe.SummarizePod(p)))
 	return corev1.PodCondition{}
 }
+
+// ReplicasOf lists the pods of ns that sel selects and that a controller still counts
+// as its replicas: neither terminating nor Failed.
+func (e *Env) ReplicasOf(ctx context.Context, ns string, sel *metav1.LabelSelector) ([]corev1.Pod, error) {
+	list, err := e.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: metav1.FormatLabelSelector(sel)})
+	if err != nil {
+		return nil, err
+	}
+	var pods []corev1.Pod
+	for _, p := range list.Items {
+		if p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodFailed {
+			pods = append(pods, p)
+		}
+	}
+	return pods, nil
+}

@@ -167,7 +167,8 @@ var _ = Describe("A Node object that goes away", Label("Slow", suite.Disruptive)
 			rs := replicatedOn(ctx, ns, node)
 			var first corev1.Pod
 			Eventually(func(g Gomega, ctx SpecContext) {
-				pods := podsOf(g, ctx, ns, rs)
+				pods, err := env.ReplicasOf(ctx, ns, rs.Spec.Selector)
+				g.Expect(err).NotTo(HaveOccurred())
 				g.Expect(pods).To(HaveLen(1))
 				g.Expect(pods[0].Status.Phase).To(Equal(corev1.PodRunning))
 				first = pods[0]
@@ -217,7 +218,8 @@ var _ = Describe("A Node object that goes away", Label("Slow", suite.Disruptive)
 			By("PL-19: the ReplicaSet replaces its lost pod with one on another node")
 			var replacement corev1.Pod
 			Eventually(func(g Gomega, ctx SpecContext) {
-				pods := podsOf(g, ctx, ns, rs)
+				pods, err := env.ReplicasOf(ctx, ns, rs.Spec.Selector)
+				g.Expect(err).NotTo(HaveOccurred())
 				g.Expect(pods).To(HaveLen(1))
 				g.Expect(pods[0].UID).NotTo(Equal(first.UID))
 				g.Expect(pods[0].Status.Phase).To(Equal(corev1.PodRunning))
@@ -250,19 +252,6 @@ func replicatedOn(ctx SpecContext, ns, node string) *appsv1.ReplicaSet {
 	}, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred(), "creating ReplicaSet %s/replicated", ns)
 	return rs
-}
-
-// podsOf lists rs's pods that are not terminating.
-func podsOf(g Gomega, ctx SpecContext, ns string, rs *appsv1.ReplicaSet) []corev1.Pod {
-	list, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: metav1.FormatLabelSelector(rs.Spec.Selector)})
-	g.Expect(err).NotTo(HaveOccurred())
-	var pods []corev1.Pod
-	for _, p := range list.Items {
-		if p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodFailed {
-			pods = append(pods, p)
-		}
-	}
-	return pods
 }
 
 // nodeLossTaint keeps every other spec's pods off the workers these specs lose.

@@ -52,7 +52,8 @@ func drainSpecs() {
 				rs := drainedReplicaSet(ctx, ns, node.Name)
 				var onNode []corev1.Pod
 				Eventually(func(g Gomega, ctx SpecContext) {
-					pods := podsOf(g, ctx, ns, rs)
+					pods, err := env.ReplicasOf(ctx, ns, rs.Spec.Selector)
+					g.Expect(err).NotTo(HaveOccurred())
 					g.Expect(pods).To(HaveLen(drainReplicas))
 					g.Expect(pods).To(HaveEach(And(HaveField("Spec.NodeName", node.Name), HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))))
 					onNode = pods
@@ -95,7 +96,8 @@ func drainSpecs() {
 				}
 
 				Eventually(func(g Gomega, ctx SpecContext) {
-					pods := podsOf(g, ctx, ns, rs)
+					pods, err := env.ReplicasOf(ctx, ns, rs.Spec.Selector)
+					g.Expect(err).NotTo(HaveOccurred())
 					g.Expect(pods).To(HaveLen(drainReplicas))
 					for _, p := range pods {
 						g.Expect(p.UID).NotTo(BeElementOf(uidsOf(onNode)), "a drained pod")
@@ -131,19 +133,6 @@ func drainedReplicaSet(ctx SpecContext, ns, node string) *appsv1.ReplicaSet {
 	}, metav1.CreateOptions{})
 	Expect(err).NotTo(HaveOccurred(), "creating ReplicaSet %s/drained", ns)
 	return rs
-}
-
-// podsOf lists rs's pods that are not terminating.
-func podsOf(g Gomega, ctx SpecContext, ns string, rs *appsv1.ReplicaSet) []corev1.Pod {
-	list, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: metav1.FormatLabelSelector(rs.Spec.Selector)})
-	g.Expect(err).NotTo(HaveOccurred())
-	var pods []corev1.Pod
-	for _, p := range list.Items {
-		if p.DeletionTimestamp == nil {
-			pods = append(pods, p)
-		}
-	}
-	return pods
 }
 
 func uidsOf(pods []corev1.Pod) []types.UID {

@@ -333,10 +333,14 @@ func Expected(initial, max time.Duration, n int) []time.Duration {
 	return out
 }
 
-// Delays measures exit→next-start of container from markers: the container writes
-// "start" first and "exit" last in each run.
-func Delays(ms []observe.Marker, container string) []time.Duration {
-	var out []time.Duration
+// Restart is one restart of a container as its markers show it: the exit of a run
+// and the start of the next; the delay is Start − Exit.
+type Restart struct{ Exit, Start time.Time }
+
+// Restarts pairs each exit of container with the next start, from markers: the
+// container writes "start" first and "exit" last in each run.
+func Restarts(ms []observe.Marker, container string) []Restart {
+	var out []Restart
 	var lastExit time.Time
 	for _, m := range ms {
 		if m.Container != container {
@@ -347,7 +351,7 @@ func Delays(ms []observe.Marker, container string) []time.Duration {
 			lastExit = m.At
 		case "start":
 			if !lastExit.IsZero() {
-				out = append(out, m.At.Sub(lastExit))
+				out = append(out, Restart{Exit: lastExit, Start: m.At})
 				lastExit = time.Time{}
 			}
 		}

@@ -57,7 +57,7 @@ func TestWithin(t *testing.T) {
 	}
 }
 
-func TestDelays(t *testing.T) {
+func TestRestarts(t *testing.T) {
 	at := func(ms int64) time.Time { return time.UnixMilli(1796000000000 + ms) }
 	ms := []observe.Marker{
 		{At: at(0), Container: "c", Event: "start"},
@@ -67,9 +67,9 @@ func TestDelays(t *testing.T) {
 		{At: at(610), Container: "c", Event: "exit"},
 		{At: at(10710), Container: "c", Event: "start"},
 	}
-	got := Delays(ms, "c")
-	if len(got) != 2 || got[0] != 595*time.Millisecond || got[1] != 10100*time.Millisecond {
-		t.Fatalf("Delays = %v", got)
+	got := Restarts(ms, "c")
+	if len(got) != 2 || got[0].Start.Sub(got[0].Exit) != 595*time.Millisecond || got[1].Start.Sub(got[1].Exit) != 10100*time.Millisecond {
+		t.Fatalf("Restarts = %v", got)
 	}
 }
 

@@ -116,48 +116,37 @@ type Loop struct {
 // The exit before restart k is reported by the first status showing the container
 // Terminated with restartCount k−1: the kubelet writes it at the first sync after its
 // relist saw the exit, before that sync (or a later one) starts the next run. Its
-// detection is from the exit to when the watch saw that status, at most to the next
-// run's start: a status the watch saw only after the start was written by the sync
-// that restarted the container, so that sync came at most then. A kubelet that saw
+// detection is from the exit to when the watch saw that status. A kubelet that saw
 // the exit and held the restart back reports Terminated (then Waiting) well before the
-// start, and its delay is bounded from there. Where no status showed the container
-// Terminated (restarted within the sync that saw the exit, and reported Running), the
-// detection is not known: 0, the model's Detection.
+// start, and its delay is bounded from there. Where the watch saw that status only
+// after the next start, or none (restarted within the sync that saw the exit, and
+// reported Running), the detection is not known: 0, the model's Detection, so that a
+// late report never widens a bound.
 func MeasureDelays(ms []observe.Marker, entries []observe.Entry, uid types.UID, container string, n int) Loop {
 	var loop Loop
-	var lastExit time.Time
-	for _, m := range ms {
-		if m.Container != container || len(loop.Delays) == n {
-			continue
+	for k, r := range backoff.Restarts(ms, container) {
+		if k == n {
+			break
 		}
-		switch m.Event {
-		case "exit":
-			lastExit = m.At
-		case "start":
-			if lastExit.IsZero() {
-				continue
-			}
-			k := int32(len(loop.Delays) + 1)
-			loop.Delays = append(loop.Delays, m.At.Sub(lastExit))
-			loop.Detected = append(loop.Detected, detection(entries, uid, container, k, lastExit, m.At))
-			lastExit = time.Time{}
-		}
+		loop.Delays = append(loop.Delays, r.Start.Sub(r.Exit))
+		loop.Detected = append(loop.Detected, detection(entries, uid, container, int32(k+1), r))
 	}
 	return loop
 }
 
-// detection is how long after exit the watch first saw pod uid's container Terminated
-// before its restart k, cut at start (the next run's), or 0 if it never saw that.
-func detection(entries []observe.Entry, uid types.UID, container string, k int32, exit, start time.Time) time.Duration {
+// detection is how long after r's exit the watch first saw pod uid's container
+// Terminated before its restart k, or 0 (not known) if it saw that only after r's
+// start, or never.
+func detection(entries []observe.Entry, uid types.UID, container string, k int32, r backoff.Restart) time.Duration {
 	for _, e := range entries {
-		if e.Pod == nil || e.Pod.UID != uid || e.Seen.Before(exit) {
+		if e.Pod == nil || e.Pod.UID != uid || e.Seen.Before(r.Exit) {
 			continue
 		}
 		if s := match.ContainerStatus(e.Pod, container); s != nil && s.RestartCount == k-1 && s.State.Terminated != nil {
-			if e.Seen.After(start) {
-				return start.Sub(exit)
+			if e.Seen.After(r.Start) {
+				return 0
 			}
-			return e.Seen.Sub(exit)
+			return e.Seen.Sub(r.Exit)
 		}
 	}
 	return 0

@@ -63,7 +63,7 @@ func TestMeasureDelaysTakesTheKubeletsFirstReportOfEachExit(t *testing.T) {
 	ms := []observe.Marker{
 		mark(0, "start"), mark(10, "exit"), // reported 4000 ms later, restarted 1000 ms after that
 		mark(5010, "start"), mark(5020, "exit"), // reported after 900 ms, held back by the 10 s backoff
-		mark(15500, "start"), mark(15510, "exit"), // reported only after the next start
+		mark(15500, "start"), mark(15510, "exit"), // reported only after the next start: not known
 		mark(16500, "start"), mark(16510, "exit"), // never reported Terminated
 		mark(17000, "start"),
 	}
@@ -79,7 +79,7 @@ func TestMeasureDelaysTakesTheKubeletsFirstReportOfEachExit(t *testing.T) {
 	}
 	loop := MeasureDelays(ms, entries, "p", "crasher", 4)
 	wantDelays := []time.Duration{5000 * time.Millisecond, 10480 * time.Millisecond, 990 * time.Millisecond, 490 * time.Millisecond}
-	wantDetected := []time.Duration{4000 * time.Millisecond, 900 * time.Millisecond, 990 * time.Millisecond, 0}
+	wantDetected := []time.Duration{4000 * time.Millisecond, 900 * time.Millisecond, 0, 0}
 	for i := range wantDelays {
 		if loop.Delays[i] != wantDelays[i] || loop.Detected[i] != wantDetected[i] {
 			t.Errorf("delay %d: got %s detected %s, want %s detected %s", i+1, loop.Delays[i], loop.Detected[i], wantDelays[i], wantDetected[i])

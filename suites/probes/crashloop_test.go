@@ -65,7 +65,7 @@ var probeKillBound = suite.PodStartBound + backoff.Budget(backoff.Settings{}.Exp
 
 // probeKilled is crashloop's crash looper whose crasher runs until it is killed: it
 // marks "start" and sleeps; the kill's TERM is trapped to mark "exit" (the markers
-// backoff.Delays reads) and exit 0, so only the probe ends a run. The trap goes in
+// backoff.Restarts reads) and exit 0, so only the probe ends a run. The trap goes in
 // front of the crasher's whole command, before it waits for the observer: a first
 // run killed during that wait is marked too. set puts probe on it.
 func probeKilled(node facts.Node, set func(*corev1.Container, *corev1.Probe)) *corev1.Pod {

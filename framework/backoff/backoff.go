@@ -224,16 +224,11 @@ func (l LoopSum) String() string {
 // the predicate a spec uses to tell which of two expected sequences a loop follows
 // before it asserts one (crashloop.CheckDelays asserts the same rules one by one).
 func Fits(expected, measured []time.Duration) bool {
-	return FitsDetected(expected, measured, nil)
-}
-
-// FitsDetected is Fits with each delay under BoundsDetected (detected[i] for delay i).
-func FitsDetected(expected, measured, detected []time.Duration) bool {
 	if len(measured) < len(expected) {
 		return false
 	}
 	for i, b := range expected {
-		if !WithinDetected(measured[i], b, at(detected, i)) {
+		if !Within(measured[i], b) {
 			return false
 		}
 	}

@@ -9,7 +9,8 @@
 # The patched tree is a git checkout of the k8s.io/kubernetes module in the cache
 # ($CACHE_DIR/src/mutants/kubernetes), reset before each patch; the wrapper module
 # replaces k8s.io/kubernetes with it. The Go build cache keeps every package the patch
-# does not touch: after the first mutant, one builds in a minute or less.
+# does not touch: after the first mutant, one builds in a minute or less; a kubelet
+# once built comes from $CACHE_DIR/bin/mutants.
 set -euo pipefail
 
 [ $# = 2 ] || { echo "usage: $0 PATCH|--stock OUT_FILE" >&2; exit 2; }
@@ -25,6 +26,18 @@ cd "$IMAGES_DIR" || exit 1
 . scripts/steps.sh
 . scripts/gomodule.sh
 . scripts/components.sh
+
+# A kubelet already built from the same patch, sources, scripts and Go is reused: the
+# key is everything the binary is made from, so an edited patch builds again.
+key=$( { if [ "$patch" = --stock ]; then echo stock; else cat "$patch"; fi
+         cat "$IMAGES_DIR/mutants.sh" versions.env scripts/components.sh scripts/gomodule.sh; go version; } |
+       sha256sum | cut -c1-16)
+cached="$CACHE_DIR/bin/mutants/$key"
+if [ -x "$cached" ]; then
+  mkdir -p "$(dirname "$out")" && cp "$cached" "$out"
+  echo "kubelet from cache ($cached)"
+  exit 0
+fi
 
 src="$CACHE_DIR/src/mutants/kubernetes"
 wrapper="$CACHE_DIR/src/mutants/build"
@@ -53,4 +66,5 @@ mkdir -p "$(dirname "$out")"
 status=0
 (cd "$wrapper" && "${GOBUILD[@]}" -ldflags "$(kubernetes_ldflags "$KUBERNETES_VERSION")" -o "$out" k8s.io/kubernetes/cmd/kubelet) || status=$?
 git -C "$src" checkout -q -- . && git -C "$src" clean -fdq
+if [ $status = 0 ]; then mkdir -p "$(dirname "$cached")" && cp "$out" "$cached.tmp" && mv "$cached.tmp" "$cached"; fi
 exit $status

@@ -19,8 +19,8 @@ import (
 )
 
 // readyWriteBound: a probe's result reaches the kubelet's status manager at once; its
-// write to the API and the watch's delivery take under a second on a loaded machine
-// (the successThreshold spec measures it), doubled.
+// write to the API and the watch's delivery take under a second on a loaded machine,
+// doubled.
 const readyWriteBound = 2 * time.Second
 
 func containerRunning(name string) func(*corev1.Pod) bool {

@@ -173,7 +173,7 @@ var _ = Describe("A node whose kubelet stops answering", Label("Slow", suite.Dis
 			// (KR-2, KR-4). Only the kubelet writes the pod's Ready True again, so every
 			// status from its start until then is its own: a container ready: false among
 			// them is readiness reported afresh.
-			Eventually(probed.Pod).WithContext(ctx).WithTimeout(nodeBackBound+readinessPeriod).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
+			Eventually(probed.Pod).WithContext(ctx).WithTimeout(nodeBackBound + readinessPeriod).Should(HaveCondition(corev1.PodReady, corev1.ConditionTrue, ""))
 			answer, statuses := "kept", 0
 			for _, e := range probed.Entries() {
 				if e.Kind != "pod" || !e.Seen.After(back) {

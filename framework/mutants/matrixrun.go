@@ -108,13 +108,25 @@ func RunMatrix(args []string) error {
 	}
 	slices.Sort(needed)
 	needed = slices.Compact(needed)
-	clusters, err := acquire(ctx, index.configsOf(needed))
+	configs := index.configsOf(needed)
+	clusters, err := acquire(ctx, configs)
 	if err != nil {
 		return err
 	}
-	workers, err := swappableWorkers(ctx, clusters)
-	if err != nil {
-		return err
+	// Each cluster's workers, by the kind config it was made from: a mutant's kubelet
+	// goes only to the clusters whose suites hold its statements.
+	workersOf := map[string][]string{}
+	var workers []string
+	for i, c := range clusters {
+		ws, err := swappableWorkers(ctx, c)
+		if err != nil {
+			return err
+		}
+		workersOf[configs[i]] = ws
+		workers = append(workers, ws...)
+	}
+	if len(workers) == 0 {
+		return errors.New("no worker runs the stock v1.37.2 kubelet of its node image")
 	}
 	fmt.Printf("== %d workers take the mutants' kubelets: %s\n", len(workers), strings.Join(workers, " "))
 
@@ -156,7 +168,7 @@ func RunMatrix(args []string) error {
 			return ctx.Err()
 		}
 	}
-	r := runner{o: o, out: out, cat: cat, suites: suites, index: index, binaries: binaries, workers: workers, builds: builds}
+	r := runner{o: o, out: out, cat: cat, suites: suites, index: index, binaries: binaries, workersOf: workersOf, builds: builds}
 	stockDir := filepath.Join(out, "stock")
 	var stockDoc report.Document
 	if o.reuseStock && previous.StockSHA256 == stockSum {
@@ -388,31 +400,26 @@ func acquire(ctx context.Context, configs []string) ([]*cluster.Cluster, error) 
 	return out, nil
 }
 
-// swappableWorkers are the node containers of clusters that run the stock kubelet of
+// swappableWorkers are the node containers of cluster c that run the stock kubelet of
 // their node image: workers (not the control plane) whose image's kubelet is
 // v1.37.2's.
-func swappableWorkers(ctx context.Context, clusters []*cluster.Cluster) ([]string, error) {
+func swappableWorkers(ctx context.Context, c *cluster.Cluster) ([]string, error) {
+	names, err := docker(ctx, "ps", "--filter", "label=io.x-k8s.kind.cluster="+c.Name, "--format", "{{.Names}}")
+	if err != nil {
+		return nil, err
+	}
 	var out []string
-	for _, c := range clusters {
-		names, err := docker(ctx, "ps", "--filter", "label=io.x-k8s.kind.cluster="+c.Name, "--format", "{{.Names}}")
+	for _, n := range strings.Fields(names) {
+		labels, err := docker(ctx, "inspect", "-f", `{{index .Config.Labels "io.x-k8s.kind.role"}} {{index .Config.Labels "`+cluster.KubeletVersionLabel+`"}}`, n)
 		if err != nil {
 			return nil, err
 		}
-		for _, n := range strings.Fields(names) {
-			labels, err := docker(ctx, "inspect", "-f", `{{index .Config.Labels "io.x-k8s.kind.role"}} {{index .Config.Labels "`+cluster.KubeletVersionLabel+`"}}`, n)
-			if err != nil {
-				return nil, err
-			}
-			role, version, _ := strings.Cut(strings.TrimSpace(labels), " ")
-			if role == "worker" && version == "v1.37.2" {
-				out = append(out, n)
-			}
+		role, version, _ := strings.Cut(strings.TrimSpace(labels), " ")
+		if role == "worker" && version == "v1.37.2" {
+			out = append(out, n)
 		}
 	}
 	slices.Sort(out)
-	if len(out) == 0 {
-		return nil, errors.New("no worker runs the stock v1.37.2 kubelet of its node image")
-	}
 	return out, nil
 }
 
@@ -536,7 +543,8 @@ type runner struct {
 	suites   []string
 	index    index
 	binaries map[string]string
-	workers  []string
+	// workersOf: the swappable workers of each kind config's cluster.
+	workersOf map[string][]string
 }
 
 // mutant builds m's kubelet, installs it and runs the specs of its statements.
@@ -560,7 +568,12 @@ func (r runner) mutant(ctx context.Context, m Mutant, stock report.Document) Row
 	if err != nil {
 		return fail(err)
 	}
-	if err := install(ctx, r.workers, bin, sum); err != nil {
+	// The other clusters keep whatever kubelet they have: no spec of m runs there.
+	var workers []string
+	for _, cfg := range r.index.configsOf(r.index.suitesOf(m.Breaks)) {
+		workers = append(workers, r.workersOf[cfg]...)
+	}
+	if err := install(ctx, workers, bin, sum); err != nil {
 		return fail(err)
 	}
 	doc, err := r.specs(ctx, filepath.Join(r.out, m.Name), m.Breaks)

@@ -88,6 +88,16 @@ type Matrix struct {
 	StockFailed []string      `json:"stockFailed,omitempty"`
 	Rows        []Row         `json:"rows"`
 	WallTime    time.Duration `json:"wallTimeNs"`
+	// Where the last run's time went before the mutants: clusters made or found,
+	// suites compiled, kubelets built (or taken from images/mutants.sh's cache), the
+	// stock run.
+	Phases []Phase `json:"phases,omitempty"`
+}
+
+// Phase is one step of a matrix run and how long it took.
+type Phase struct {
+	Name string        `json:"name"`
+	Took time.Duration `json:"tookNs"`
 }
 
 // Counts are the matrix's figures: mutants in all, caught (every named statement),
@@ -257,6 +267,13 @@ func (m Matrix) Markdown() string {
 	}
 	fmt.Fprintf(&b, "# Kill matrix\n\nWall time of the last run that wrote it: %s. The %d mutants' own runs (their kubelet in place, their specs), whichever run measured them: %s in all.\n\n",
 		m.WallTime.Round(time.Second), len(m.Rows), rows.Round(time.Second))
+	if len(m.Phases) > 0 {
+		var ps []string
+		for _, p := range m.Phases {
+			ps = append(ps, fmt.Sprintf("%s %s", p.Name, p.Took.Round(time.Second)))
+		}
+		fmt.Fprintf(&b, "Before the mutants: %s.\n\n", strings.Join(ps, "; "))
+	}
 	render.WriteKillMatrixMarkdown(&b, m.View())
 	return b.String()
 }

@@ -108,7 +108,10 @@ func RunMatrix(args []string) error {
 	}
 	slices.Sort(needed)
 	needed = slices.Compact(needed)
+	var phases []Phase
+	phase := func(name string, since time.Time) { phases = append(phases, Phase{name, time.Since(since)}) }
 	configs := index.configsOf(needed)
+	t := time.Now()
 	clusters, err := acquire(ctx, configs)
 	if err != nil {
 		return err
@@ -128,13 +131,17 @@ func RunMatrix(args []string) error {
 	if len(workers) == 0 {
 		return errors.New("no worker runs the stock v1.37.2 kubelet of its node image")
 	}
+	phase("clusters", t)
 	fmt.Printf("== %d workers take the mutants' kubelets: %s\n", len(workers), strings.Join(workers, " "))
+	t = time.Now()
 
 	binaries, err := compileSuites(ctx, o.ginkgo, needed)
 	if err != nil {
 		return err
 	}
 
+	phase("suites compiled", t)
+	t = time.Now()
 	stockBin := filepath.Join(out, "kubelets", "stock")
 	if err := buildKubelet(ctx, "--stock", stockBin); err != nil {
 		return fmt.Errorf("building the stock kubelet: %w", err)
@@ -156,7 +163,7 @@ func RunMatrix(args []string) error {
 	}()
 
 	previous, _ := ReadJSON(filepath.Join(out, "kill-matrix.json"))
-	matrix := Matrix{Date: time.Now(), Commit: commit(), StockSHA256: stockSum}
+	matrix := Matrix{Date: time.Now(), Commit: commit(), StockSHA256: stockSum, Phases: phases}
 
 	// Every mutant's kubelet is built before the first run: a build beside a running
 	// spec takes the CPU and the disk that the spec's timing rests on.
@@ -168,6 +175,8 @@ func RunMatrix(args []string) error {
 			return ctx.Err()
 		}
 	}
+	matrix.Phases = append(matrix.Phases, Phase{fmt.Sprintf("%d kubelets built or taken from the cache", len(selected)+1), time.Since(t)})
+	t = time.Now()
 	r := runner{o: o, out: out, cat: cat, suites: suites, index: index, binaries: binaries, workersOf: workersOf, builds: builds}
 	stockDir := filepath.Join(out, "stock")
 	var stockDoc report.Document
@@ -190,6 +199,7 @@ func RunMatrix(args []string) error {
 	if err != nil {
 		return fmt.Errorf("the stock kubelet's run: %w", err)
 	}
+	matrix.Phases = append(matrix.Phases, Phase{"stock run", time.Since(t)})
 	fmt.Printf("   stock: %s\n", map[bool]string{true: "every spec green", false: "FAILED: " + strings.Join(matrix.StockFailed, "; ")}[matrix.StockGreen])
 
 	for _, m := range all {

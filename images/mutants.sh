@@ -27,10 +27,11 @@ cd "$IMAGES_DIR" || exit 1
 . scripts/gomodule.sh
 . scripts/components.sh
 
-# A kubelet already built from the same patch, sources, scripts and Go is reused: the
-# key is everything the binary is made from, so an edited patch builds again.
+# A kubelet already built from the same patch, versions, build scripts and Go is
+# reused: the key is what the binary is made from (this script only runs the steps),
+# so an edited patch builds again.
 key=$( { if [ "$patch" = --stock ]; then echo stock; else cat "$patch"; fi
-         cat "$IMAGES_DIR/mutants.sh" versions.env scripts/components.sh scripts/gomodule.sh; go version; } |
+         cat versions.env scripts/components.sh scripts/gomodule.sh; go version; } |
        sha256sum | cut -c1-16)
 cached="$CACHE_DIR/bin/mutants/$key"
 if [ -x "$cached" ]; then

@@ -46,14 +46,29 @@ var (
 
 var _ = Describe("Readiness probe", func() {
 	// Twice out of the endpoints of both of its Services and back in: readiness probes
-	// keep running after the first success, and "every Service" is two of them.
-	It("takes the pod out of every matching Service's endpoints while it fails and puts it back when it recovers, for the container's whole life, without restarting it",
-		Label("PR-5"), suite.Timeout(podStartBound, 2*3*endpointBound), func(ctx SpecContext) {
+	// keep running after the first success, and "every Service" is two of them. The
+	// probe that fails is the pod's only container's, or the second of two containers'
+	// (a kubelet that looked only at the first container would keep that pod in).
+	DescribeTable("takes the pod out of every matching Service's endpoints while it fails and puts it back when it recovers, for the container's whole life, without restarting it",
+		Label("PR-5"), suite.Timeout(podStartBound, 2*3*endpointBound), func(ctx SpecContext, second bool) {
 			ns := env.Namespace(ctx)
 			eps := []*observe.Endpoints{service(ctx, ns, "flaky", "flaky"), service(ctx, ns, "flaky-too", "flaky")}
 			c := server("server")
 			c.ReadinessProbe = httpProbe("/healthz", 1, 1)
 			pod := podOf("flaky", c)
+			failing := "server"
+			if second {
+				// A second container whose own readiness probe fails while /tmp/unhealthy
+				// exists in it; the server's keeps passing.
+				failing = "helper"
+				pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{
+					Name: failing, Image: "busybox:1.28", Command: []string{"sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"},
+					ReadinessProbe: &corev1.Probe{
+						ProbeHandler:  corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"sh", "-c", "[ ! -e /tmp/unhealthy ]"}}},
+						PeriodSeconds: 1, FailureThreshold: 1,
+					},
+				})
+			}
 			pod.Labels = map[string]string{"app": "flaky"}
 			tl := env.Run(ctx, ns, pod)
 			for _, ep := range eps {
@@ -61,7 +76,7 @@ var _ = Describe("Readiness probe", func() {
 			}
 			var out []observe.EndpointState
 			for range 2 {
-				exec(ctx, ns, pod.Name, "server", "touch /tmp/unhealthy")
+				exec(ctx, ns, pod.Name, failing, "touch /tmp/unhealthy")
 				for _, ep := range eps {
 					Eventually(ep.Current).WithContext(ctx).WithTimeout(endpointBound).Should(outOfService, "PR-5: a failing readiness probe takes the endpoint out of every Service:\n%s", ep)
 					out = append(out, ep.Current())
@@ -71,12 +86,12 @@ var _ = Describe("Readiness probe", func() {
 				// the EndpointSlice's (seen under load: 19 ms behind).
 				Eventually(tl.Pod).WithContext(ctx).WithTimeout(endpointBound).Should(HaveCondition(corev1.PodReady, corev1.ConditionFalse, ""),
 					"PR-5: the pod is not Ready while its readiness probe fails")
-				exec(ctx, ns, pod.Name, "server", "rm /tmp/unhealthy")
+				exec(ctx, ns, pod.Name, failing, "rm /tmp/unhealthy")
 				for _, ep := range eps {
 					Eventually(ep.Current).WithContext(ctx).WithTimeout(endpointBound).Should(Equal(readyEndpoint), "PR-5: recovery puts it back in every Service:\n%s", ep)
 				}
 			}
-			Expect(tl.Pod()).To(HaveContainerRestarts("server", 0), "PR-5: readiness failures never restart a container")
+			Expect(tl.Pod()).To(And(HaveContainerRestarts("server", 0), HaveContainerRestarts(failing, 0)), "PR-5: readiness failures never restart a container")
 			suite.Answer(drift.Question[observe.EndpointState]{
 				Topic:    "endpoints of a pod that is not ready",
 				Claims:   map[string]observe.EndpointState{"removed": {}, "listed-not-ready": notReadyEndpoint},
@@ -86,7 +101,10 @@ var _ = Describe("Readiness probe", func() {
 				},
 				Evidence: fmt.Sprintf("the endpoint in each Service while the probe failed (twice): %v\n%s\n%s", out, eps[0], eps[1]),
 			})
-		})
+		},
+		Entry("the probe of the pod's only container", false),
+		Entry("the probe of the second of two containers", true),
+	)
 
 	It("is not needed: a container without one is ready once it runs, and without a liveness probe it is healthy",
 		Label("PR-7"), suite.Timeout(podStartBound, 10*time.Second), func(ctx SpecContext) {

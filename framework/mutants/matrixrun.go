@@ -33,6 +33,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -392,20 +393,26 @@ func (ix index) suitesOf(ids []string) []string {
 	return slices.Compact(out)
 }
 
+// acquire makes (or finds) the cluster of each config, side by side as a run makes
+// its clusters, and keeps them.
 func acquire(ctx context.Context, configs []string) ([]*cluster.Cluster, error) {
 	o := cluster.DefaultKindOptions()
 	o.KeepClusters = true
-	var out []*cluster.Cluster
-	for _, cfg := range configs {
+	out := make([]*cluster.Cluster, len(configs))
+	errs := make([]error, len(configs))
+	var wg sync.WaitGroup
+	for i, cfg := range configs {
 		k, err := cluster.NewKind(cfg, o)
 		if err != nil {
 			return nil, err
 		}
-		c, err := k.Acquire(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
+		wg.Go(func() {
+			out[i], errs[i] = k.Acquire(ctx)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -50,7 +50,7 @@ var _ = Describe("Readiness probe", func() {
 	// probe that fails is the pod's only container's, or the second of two containers'
 	// (a kubelet that looked only at the first container would keep that pod in).
 	DescribeTable("takes the pod out of every matching Service's endpoints while it fails and puts it back when it recovers, for the container's whole life, without restarting it",
-		Label("PR-5"), suite.Timeout(podStartBound, 2*3*endpointBound), func(ctx SpecContext, second bool) {
+		Label("PR-5"), func(ctx SpecContext, second bool) {
 			ns := env.Namespace(ctx)
 			eps := []*observe.Endpoints{service(ctx, ns, "flaky", "flaky"), service(ctx, ns, "flaky-too", "flaky")}
 			c := server("server")
@@ -102,8 +102,8 @@ var _ = Describe("Readiness probe", func() {
 				Evidence: fmt.Sprintf("the endpoint in each Service while the probe failed (twice): %v\n%s\n%s", out, eps[0], eps[1]),
 			})
 		},
-		Entry("the probe of the pod's only container", false),
-		Entry("the probe of the second of two containers", true),
+		Entry("the probe of the pod's only container", suite.Timeout(podStartBound, 2*3*endpointBound), false),
+		Entry("the probe of the second of two containers", suite.Timeout(podStartBound, 2*3*endpointBound), true),
 	)
 
 	It("is not needed: a container without one is ready once it runs, and without a liveness probe it is healthy",

@@ -84,6 +84,17 @@ func (b *builder) addSuite(run Run, version string, suite types.Report) {
 			result.SetupFailed = true
 		}
 	}
+	// A suite that failed without a failed node to show for it (its tree refused at
+	// construction, a process that never reported) is a failure of its own: otherwise
+	// its specs would read "not run" and the run green.
+	if !suite.SuiteSucceeded && !slices.ContainsFunc(suite.SpecReports, func(s types.SpecReport) bool { return s.State.Is(types.SpecStateFailureStates) }) {
+		why := strings.Join(suite.SpecialSuiteFailureReasons, "; ")
+		if why == "" {
+			why = "the suite failed without reporting a failed spec"
+		}
+		b.doc.Failures = append(b.doc.Failures, FailureRef{Spec: SpecRef{Suite: dir, Column: col, Text: dir + ": the suite", Verdict: Fails, Reason: why},
+			NodeType: "suite", Message: why, Location: dir})
+	}
 	how := suiteRun{setupFailed: result.SetupFailed, existing: config == ExistingConfig,
 		interrupted: slices.ContainsFunc(suite.SpecialSuiteFailureReasons, func(r string) bool { return strings.Contains(r, "Interrupted") })}
 	for _, s := range suite.SpecReports {

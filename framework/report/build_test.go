@@ -579,3 +579,21 @@ func TestSuiteSpans(t *testing.T) {
 		t.Errorf("rows %+v", rows)
 	}
 }
+
+// A suite that failed without a failed node (its tree refused a decorator, a process
+// that never reported) is a failure of the run, not specs quietly "not run".
+func TestASuiteThatFailedWithoutAFailedSpecIsAFailure(t *testing.T) {
+	cat, runs := loadFixture(t)
+	crashed := types.Report{SuitePath: "/repo/suites/probes", SuiteDescription: "Probes", SuiteSucceeded: false,
+		SpecialSuiteFailureReasons: []string{"Ginkgo timed out waiting for all parallel procs to report back"}}
+	runs[0].Suites = append(runs[0].Suites, crashed)
+	doc, err := Build("testdata/artifacts", runs, cat, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(doc.Failures, func(f FailureRef) bool {
+		return f.NodeType == "suite" && strings.Contains(f.Message, "timed out waiting")
+	}) {
+		t.Errorf("failures %v: the crashed suite is not among them", doc.Failures)
+	}
+}

@@ -45,7 +45,10 @@ type KubeletConfig struct {
 	// EvictionHard is the kubelet's hard eviction thresholds by signal
 	// ("memory.available": "97%").
 	EvictionHard map[string]string `json:"evictionHard,omitempty"`
-	Raw          json.RawMessage   `json:"-"`
+	// ShutdownGracePeriod is how long the kubelet delays a node shutdown for its pods
+	// ("20s"); empty where graceful node shutdown is off.
+	ShutdownGracePeriod string          `json:"shutdownGracePeriod,omitempty"`
+	Raw                 json.RawMessage `json:"-"`
 }
 
 // ParseConfigz decodes the kubelet's /configz answer ({"kubeletconfig": {...}}).

@@ -3,9 +3,11 @@
 # tarballs in the cache.
 
 # Packages of kind's base image (images/base/Dockerfile of kind v0.33.0), less the ones
-# for rootless and storage tests this suite does not use.
+# for rootless and storage tests this suite does not use; plus dbus, which kind's lacks:
+# the system bus that systemd-logind needs, for the kubelet's graceful node shutdown
+# (an inhibitor lock, and logind's PrepareForShutdown signal, which a spec sends).
 # shellcheck disable=SC2034 # read by build.sh, which sources this file
-NODE_PACKAGES=systemd,conntrack,iptables,nftables,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,bash,ca-certificates,curl,jq,procps
+NODE_PACKAGES=systemd,dbus,conntrack,iptables,nftables,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,bash,ca-certificates,curl,jq,procps
 # The test images' base: busybox for the docs' busybox pods, nginx for their nginx pods.
 # shellcheck disable=SC2034 # read by build.sh, which sources this file
 TESTBASE_PACKAGES=busybox-static,nginx-light

@@ -32,10 +32,12 @@ const (
 )
 
 // The specs that take the worker set aside for them, one after another: draining it
-// first, then driving it into memory pressure (which outlasts the spec by the kubelet's
-// pressure transition period, so it comes last).
+// first, then a graceful shutdown called off once it has stopped the pods, then driving
+// it into memory pressure (which outlasts the spec by the kubelet's pressure transition
+// period, so it comes last).
 var _ = Describe("The worker set aside for node pressure", Label(suite.Disruptive), Ordered, func() {
 	drainSpecs()
+	shutdownSpecs()
 	pressureSpecs()
 })
 

@@ -71,12 +71,8 @@ var _ = Describe("DisruptionTarget", func() {
 		Eventually(preemptorTL.Pod).WithContext(ctx).WithTimeout(terminationBound + podStartBound).Should(HavePhase(corev1.PodRunning))
 	})
 
-	It("is added with reason TerminationByKubelet when the kubelet terminates a pod for a graceful node shutdown", Label("PC-8"), suite.Timeout(), func(ctx SpecContext) {
-		// Node-pressure eviction, the other TerminationByKubelet case, is checked by
-		// suites/lifecycle/pressure on a worker of its own.
-		Skip("not checkable on this suite's kind nodes: the kubelet's shutdown manager takes a systemd-logind inhibitor " +
-			"lock over D-Bus, and the node image has systemd-logind but no D-Bus system bus")
-	})
+	// TerminationByKubelet, for node pressure and for a graceful node shutdown, is
+	// checked by suites/lifecycle/pressure on a worker of its own.
 
 	It("marks a pod bound to a node that does not exist Failed with DisruptionTarget (DeletionByPodGC)",
 		Label("PL-10", "PC-8", "TM-14", "Slow"), suite.Timeout(80*time.Second, 10*time.Second), func(ctx SpecContext) {

@@ -34,11 +34,13 @@ key=$( { if [ "$patch" = --stock ]; then echo stock; else cat "$patch"; fi
          cat versions.env scripts/components.sh scripts/gomodule.sh; go version; } |
        sha256sum | cut -c1-16)
 cached="$CACHE_DIR/bin/mutants/$key"
-if [ -x "$cached" ]; then
+from_cache() {
+  [ -x "$cached" ] || return 0
   mkdir -p "$(dirname "$out")" && cp "$cached" "$out"
   echo "kubelet from cache ($cached)"
   exit 0
-fi
+}
+from_cache
 
 src="$CACHE_DIR/src/mutants/kubernetes"
 wrapper="$CACHE_DIR/src/mutants/build"
@@ -46,11 +48,7 @@ wrapper="$CACHE_DIR/src/mutants/build"
 mkdir -p "$CACHE_DIR/src/mutants"
 exec 9>"$CACHE_DIR/src/mutants/.lock"
 flock 9
-if [ -x "$cached" ]; then # built by whoever held the lock
-  mkdir -p "$(dirname "$out")" && cp "$cached" "$out"
-  echo "kubelet from cache ($cached)"
-  exit 0
-fi
+from_cache # built by whoever held the lock
 if ! git -C "$src" rev-parse --verify -q HEAD >/dev/null 2>&1; then
   module=$(GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@$KUBERNETES_VERSION" | jq -r .Dir)
   [ -d "$module" ] || { echo "error: cannot get k8s.io/kubernetes@$KUBERNETES_VERSION from the Go module proxy" >&2; exit 1; }

@@ -91,7 +91,7 @@ var _ = Describe("A node whose kubelet stops answering", Label("Slow", suite.Dis
 			Eventually(func(g Gomega, ctx SpecContext) {
 				n, err := env.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 				g.Expect(err).NotTo(HaveOccurred())
-				g.Expect(readyOf(n)).To(Equal(corev1.ConditionUnknown), "node %s Ready", node)
+				g.Expect(suite.NodeCondition(n, corev1.NodeReady)).To(Equal(corev1.ConditionUnknown), "node %s Ready", node)
 				t := taintOf(n, corev1.TaintNodeUnreachable, corev1.TaintEffectNoExecute)
 				g.Expect(t).NotTo(BeNil(), "taints of %s: %v", node, n.Spec.Taints)
 				lost = *t
@@ -360,17 +360,8 @@ func startKubelet(ctx SpecContext, node string) {
 		if err != nil {
 			return "", err
 		}
-		return readyOf(n), nil
+		return suite.NodeCondition(n, corev1.NodeReady), nil
 	}).WithContext(ctx).WithTimeout(nodeBackBound).WithPolling(time.Second).Should(Equal(corev1.ConditionTrue), "node %s Ready again", node)
-}
-
-func readyOf(n *corev1.Node) corev1.ConditionStatus {
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status
-		}
-	}
-	return ""
 }
 
 func taintOf(n *corev1.Node, key string, effect corev1.TaintEffect) *corev1.Taint {

@@ -56,7 +56,7 @@ func pressureSpec() {
 			Expect(err).NotTo(HaveOccurred())
 			allocatable := n.Status.Allocatable.Memory().Value()
 			fillMiB := (allocatable + overAllocatable) >> 20
-			before := memoryPressure(n)
+			before := suite.NodeCondition(n, corev1.NodeMemoryPressure)
 			AddReportEntry("node under pressure", fmt.Sprintf("%s: capacity %s, memory.available<%s, allocatable %s, MemoryPressure %s before the pod; the pod fills %d MiB",
 				node.Name, n.Status.Capacity.Memory(), threshold, n.Status.Allocatable.Memory(), before, fillMiB))
 
@@ -82,7 +82,7 @@ func pressureSpec() {
 			// containers' exits give wins (kubernetes/kubernetes#118310): this pod's exit 0
 			// on TERM makes it Succeeded.
 			AddReportEntry("eviction", fmt.Sprintf("DisruptionTarget %s: %s; pod phase %s (exit 0 on TERM), reason %q; %s MemoryPressure %s after the eviction",
-				disruption.Reason, disruption.Message, evicted.Status.Phase, evicted.Status.Reason, node.Name, memoryPressure(n)))
+				disruption.Reason, disruption.Message, evicted.Status.Phase, evicted.Status.Reason, node.Name, suite.NodeCondition(n, corev1.NodeMemoryPressure)))
 		})
 }
 
@@ -111,13 +111,4 @@ func filler(node string, fillMiB int64) *corev1.Pod {
 			}},
 		},
 	}
-}
-
-func memoryPressure(n *corev1.Node) corev1.ConditionStatus {
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeMemoryPressure {
-			return c.Status
-		}
-	}
-	return ""
 }

@@ -60,7 +60,7 @@ func shutdownSpecs() {
 					Eventually(func(g Gomega, ctx SpecContext) {
 						n, err := env.Client.CoreV1().Nodes().Get(ctx, node.Name, metav1.GetOptions{})
 						g.Expect(err).NotTo(HaveOccurred())
-						g.Expect(nodeReady(n)).To(Equal(corev1.ConditionTrue), "node %s Ready", node.Name)
+						g.Expect(suite.NodeCondition(n, corev1.NodeReady)).To(Equal(corev1.ConditionTrue), "node %s Ready", node.Name)
 						pods, err := env.Client.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node.Name})
 						g.Expect(err).NotTo(HaveOccurred())
 						g.Expect(pods.Items).NotTo(BeEmpty())
@@ -88,13 +88,4 @@ func shutdownSpecs() {
 					node.Name, node.KubeletConfig.ShutdownGracePeriod, sent.Format(time.RFC3339Nano), disruption.Reason, disruption.LastTransitionTime.Format(time.RFC3339), disruption.Message, stopped.Status.Phase, stopped.Status.Reason))
 			})
 	})
-}
-
-func nodeReady(n *corev1.Node) corev1.ConditionStatus {
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status
-		}
-	}
-	return ""
 }

@@ -188,6 +188,7 @@ own_step() { # NAME TAG BINARY DEST [FROM]
 own_step fluent-bit fluent/fluent-bit:1.8 logger /fluent-bit/bin/fluent-bit
 own_step liveness k8s.gcr.io/liveness liveness /server
 own_step probeserver "podlifecycle/probeserver:$OWN_TAG" probeserver /probeserver busybox:1.28
+own_step draplugin "podlifecycle/draplugin:$OWN_TAG" draplugin /draplugin
 own_step podroutes "podlifecycle/podroutes:$OWN_TAG" podroutes /podroutes
 # podroutes is the cluster's network, not a test image, but is preloaded the same way.
 

@@ -65,11 +65,14 @@ var _ = Describe("Container states", func() {
 
 		markers, err := follower.Wait(terminationBound)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(markers.Events()).To(Equal([]string{"main-started", "prestop-begin", "prestop-done", "term"}),
-			"TM-3: preStop runs first, then TERM reaches PID 1")
-		done, _ := markers.When(observe.MarkOf("main", "prestop-done"))
+		// CS-4 first, so that a kubelet that skips the hook fails CS-4 (a hook that never
+		// ran did not run before Terminated), not only TM-3's order below.
+		done, ran := markers.When(observe.MarkOf("main", "prestop-done"))
+		Expect(ran).To(BeTrue(), "CS-4: the container is Terminated and its preStop hook never finished:\n%v\n%s", markers, tl)
 		terminated := firstSeen(tl, HaveContainerState("main", "Terminated", ""))
 		Expect(terminated).To(BeTemporally(">=", done), "CS-4: Terminated seen before preStop finished:\n%v\n%s", markers, tl)
+		Expect(markers.Events()).To(Equal([]string{"main-started", "prestop-begin", "prestop-done", "term"}),
+			"TM-3: preStop runs first, then TERM reaches PID 1")
 		expectTerminated(tl.Pod(), "main", 0)
 	})
 

@@ -60,6 +60,10 @@ var _ = Describe("Grace period", func() {
 
 			deleted, log := deleteAndWait(ctx, ns, tl, f, nil, stopBound(grace))
 			preStopBegin, term, killed := observe.MarkOf("main", "prestop-begin"), observe.SignalTo("main", "TERM"), observe.LastHeartbeatOf("main")
+			// deleteAndWait saw the pod terminal, its container Terminated: a hook that never
+			// began broke CS-4.
+			_, began := log.When(preStopBegin)
+			Expect(began).To(BeTrue(), "CS-4: the container is Terminated and its preStop hook never ran:\n%s", log)
 			Expect(log).To(MarkBefore(preStopBegin, term), "TM-3: preStop runs before TERM reaches PID 1")
 			// The grace runs from the kubelet's exec of the hook: checked from both sides of
 			// that moment (see sinceDeletion).

@@ -364,6 +364,10 @@ type Delay struct {
 	MaxMs      int64 `json:"maxMs"`
 	// DetectedMs is how long after the exit the kubelet first reported it (0: not known).
 	DetectedMs int64 `json:"detectedMs,omitempty"`
+	// CalledMs is how long after the exit the kubelet's CreateContainer call reached the
+	// runtime, and RuntimeMs the runtime's share of the start (Runtime); 0: not known.
+	CalledMs  int64 `json:"calledMs,omitempty"`
+	RuntimeMs int64 `json:"runtimeMs,omitempty"`
 }
 
 // DelayTable is the expected-vs-measured table of one crash loop. Its JSON form is
@@ -391,12 +395,24 @@ func TableDetected(expected, measured, detected []time.Duration) DelayTable {
 	return t
 }
 
+// WithRuntime adds to t each restart's CreateContainer call and the runtime's share
+// (0 where not known), as the runtime's journal timed them.
+func (t DelayTable) WithRuntime(called, runtime []time.Duration) DelayTable {
+	for i := range t {
+		t[i].CalledMs, t[i].RuntimeMs = at(called, i).Milliseconds(), at(runtime, i).Milliseconds()
+	}
+	return t
+}
+
 func (t DelayTable) String() string {
 	rows := make([]string, len(t))
 	for i, d := range t {
 		detected := ""
 		if d.DetectedMs > 0 {
 			detected = fmt.Sprintf(", exit reported after %dms", d.DetectedMs)
+		}
+		if d.CalledMs > 0 {
+			detected += fmt.Sprintf(", CreateContainer called after %dms, runtime's share %dms", d.CalledMs, d.RuntimeMs)
 		}
 		rows[i] = fmt.Sprintf("%d: expected %dms measured %dms (allowed %d–%dms%s)", d.Restart, d.ExpectedMs, d.MeasuredMs, d.MinMs, d.MaxMs, detected)
 	}

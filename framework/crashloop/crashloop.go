@@ -5,6 +5,7 @@ package crashloop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -131,6 +132,20 @@ func MeasureMarkers(ctx context.Context, env *suite.Env, tl *observe.Timeline, c
 	Expect(p).NotTo(BeNil(), "the pod is gone:\n%s", tl)
 	loop := MeasureDelays(ms, tl.Entries(), p.UID, container, n)
 	Expect(len(loop.Delays)).To(BeNumerically(">=", n), "markers: %v", ms)
+	starts, err := env.RuntimeStarts(ctx, p, p.CreationTimestamp.Time, time.Now())
+	if errors.Is(err, suite.ErrNoRuntimeLog) {
+		return loop
+	}
+	Expect(err).NotTo(HaveOccurred(), "reading the runtime's journal")
+	for k, r := range backoff.Restarts(ms, container)[:len(loop.Delays)] {
+		var called, share time.Duration
+		if s, ok := observe.RuntimeStartOf(starts, container, k+1); ok {
+			if sh, ok := s.RuntimeShare(r.Start); ok {
+				called, share = s.CreateCalled.Sub(r.Exit), sh
+			}
+		}
+		loop.Called, loop.Runtime = append(loop.Called, called), append(loop.Runtime, share)
+	}
 	return loop
 }
 
@@ -166,7 +181,7 @@ func CheckDelays(tl *observe.Timeline, statement, what string, expected []time.D
 	GinkgoHelper()
 	measured := loop.Delays
 	experiment := gmeasure.NewExperiment("restart delays on " + what)
-	table := backoff.TableDetected(expected, measured, loop.Detected)
+	table := backoff.TableDetected(expected, measured, loop.Detected).WithRuntime(loop.Called, loop.Runtime)
 	for i, want := range expected {
 		experiment.RecordDuration(fmt.Sprintf("delay %d (expected %s)", i+1, want), measured[i])
 	}
@@ -236,7 +251,7 @@ func checkCrashLoopBackOffSeen(tl *observe.Timeline, expected []time.Duration) {
 func CheckRequeueJitter(tl *observe.Timeline, id, what string, expected []time.Duration, loop Loop) {
 	GinkgoHelper()
 	measured := loop.Delays
-	table := backoff.TableDetected(expected, measured, loop.Detected)
+	table := backoff.TableDetected(expected, measured, loop.Detected).WithRuntime(loop.Called, loop.Runtime)
 	AddReportEntry("restart delays (ms), pod left alone, on "+what, table)
 	j, ok := backoff.RequeueJitter(expected, measured)
 	Expect(ok).To(BeTrue(), "the loop needs a first restart at once and a backoff after it: %v", expected)

@@ -108,6 +108,11 @@ func BackoffTable(bs []BackoffStatus) string {
 type Loop struct {
 	Delays   []time.Duration
 	Detected []time.Duration
+	// Called is how long after each exit the kubelet's CreateContainer call for the
+	// restart reached the runtime, and Runtime the runtime's share of that start
+	// (observe.RuntimeStart.RuntimeShare), from the runtime's journal; nil where there is
+	// none to read, 0 where it lacks that start.
+	Called, Runtime []time.Duration
 }
 
 // MeasureDelays is the first n delays of container's loop from markers ms, with the

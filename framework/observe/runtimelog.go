@@ -106,3 +106,117 @@ func (s RuntimeStop) String() string {
 	}
 	return b.String()
 }
+
+// RuntimeStart is one start of a container as containerd's CRI service logs it (v2.x,
+// internal/cri/instrument): "CreateContainer within sandbox %q for container %+v" when
+// the kubelet's create call arrives, "… returns container id %q" when the runtime has
+// made it, "StartContainer for %q" when the kubelet's start call arrives. Between the
+// first and the last, only the runtime works (and the kubelet's turnaround between its
+// two calls); so the time the runtime's own work adds to a start, up to the container's
+// first marker, is RuntimeShare.
+type RuntimeStart struct {
+	Container    string // the container's name in its pod
+	Attempt      int    // the kubelet's attempt: its restart count
+	ID           string
+	CreateCalled time.Time
+	Created      time.Time // zero: the runtime never answered
+	StartCalled  time.Time // zero: the kubelet never asked
+}
+
+// RuntimeShare is the runtime's part of the start that began with s and ended at
+// started (the container's first marker): making the container, and starting it up to
+// the marker. ok is false when the log lacks one of s's lines.
+func (s RuntimeStart) RuntimeShare(started time.Time) (share time.Duration, ok bool) {
+	if s.Created.IsZero() || s.StartCalled.IsZero() || started.Before(s.StartCalled) {
+		return 0, false
+	}
+	return s.Created.Sub(s.CreateCalled) + started.Sub(s.StartCalled), true
+}
+
+var (
+	// The metadata are Go's protobuf text (%+v), whose spacing between fields varies
+	// from build to build on purpose: matched with \s+.
+	sandboxMade   = regexp.MustCompile(`^RunPodSandbox for .*\buid:\\"([^\\"]+)\\".* returns sandbox id \\"([0-9a-f]+)\\"$`)
+	createCalled  = regexp.MustCompile(`^CreateContainer within sandbox \\"([0-9a-f]+)\\" for container (.*)$`)
+	createdReturn = regexp.MustCompile(`^CreateContainer within sandbox \\"([0-9a-f]+)\\" for (.*) returns container id \\"([0-9a-f]+)\\"$`)
+	startCalled   = regexp.MustCompile(`^StartContainer for \\"([0-9a-f]+)\\"$`)
+	metaName      = regexp.MustCompile(`\bname:\\"([^\\"]+)\\"`)
+	metaAttempt   = regexp.MustCompile(`\battempt:(\d+)`)
+)
+
+// ParseRuntimeStarts reads containerd's log lines (journalctl -o cat) and returns the
+// starts of the containers of the pod whose UID is uid (in its sandboxes the log shows
+// being made), in the order the kubelet called them. Lines of other pods are skipped.
+func ParseRuntimeStarts(r io.Reader, uid string) ([]RuntimeStart, error) {
+	var starts []RuntimeStart
+	sandboxes := map[string]bool{}
+	byID := map[string]int{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		m := runtimeLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339Nano, m[1])
+		if err != nil {
+			continue
+		}
+		msg := m[2]
+		if c := sandboxMade.FindStringSubmatch(msg); c != nil {
+			if c[1] == uid {
+				sandboxes[c[2]] = true
+			}
+			continue
+		}
+		if c := createdReturn.FindStringSubmatch(msg); c != nil {
+			if !sandboxes[c[1]] {
+				continue
+			}
+			name, attempt := metadata(c[2])
+			for i := len(starts) - 1; i >= 0; i-- {
+				if starts[i].Container == name && starts[i].Attempt == attempt && starts[i].Created.IsZero() {
+					starts[i].Created, starts[i].ID = at, c[3]
+					byID[c[3]] = i
+					break
+				}
+			}
+			continue
+		}
+		if c := createCalled.FindStringSubmatch(msg); c != nil {
+			if sandboxes[c[1]] && !strings.HasSuffix(msg, " failed") {
+				name, attempt := metadata(c[2])
+				starts = append(starts, RuntimeStart{Container: name, Attempt: attempt, CreateCalled: at})
+			}
+			continue
+		}
+		if c := startCalled.FindStringSubmatch(msg); c != nil {
+			if i, ok := byID[c[1]]; ok && starts[i].StartCalled.IsZero() {
+				starts[i].StartCalled = at
+			}
+		}
+	}
+	return starts, sc.Err()
+}
+
+// metadata reads a container's name and attempt from its CRI metadata as text
+// (attempt 0 is left out of the text).
+func metadata(text string) (name string, attempt int) {
+	if m := metaName.FindStringSubmatch(text); m != nil {
+		name = m[1]
+	}
+	if m := metaAttempt.FindStringSubmatch(text); m != nil {
+		attempt, _ = strconv.Atoi(m[1])
+	}
+	return name, attempt
+}
+
+// RuntimeStartOf is the start of container at attempt, if the log has it.
+func RuntimeStartOf(starts []RuntimeStart, container string, attempt int) (RuntimeStart, bool) {
+	for _, s := range starts {
+		if s.Container == container && s.Attempt == attempt {
+			return s, true
+		}
+	}
+	return RuntimeStart{}, false
+}

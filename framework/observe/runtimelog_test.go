@@ -48,3 +48,41 @@ func TestContainerIDOf(t *testing.T) {
 		t.Errorf("ContainerIDOf(\"\") = %q", id)
 	}
 }
+
+// A crash loop's pod (uid p-1) and another pod's container of the same name, as
+// containerd v2.4.2 logs them; the metadata's spacing varies as Go's protobuf text
+// makes it vary.
+const startLog = `time="2026-12-06T05:00:00.000000000Z" level=info msg="RunPodSandbox for name:\"crash\"  uid:\"p-1\"  namespace:\"ns\""
+time="2026-12-06T05:00:00.900000000Z" level=info msg="RunPodSandbox for name:\"crash\"  uid:\"p-1\"  namespace:\"ns\" returns sandbox id \"5a1\""
+time="2026-12-06T05:00:00.950000000Z" level=info msg="RunPodSandbox for name:\"other\" uid:\"p-2\" namespace:\"ns\" returns sandbox id \"5b2\""
+time="2026-12-06T05:00:01.000000000Z" level=info msg="CreateContainer within sandbox \"5a1\" for container name:\"crasher\""
+time="2026-12-06T05:00:01.010000000Z" level=info msg="CreateContainer within sandbox \"5b2\" for container name:\"crasher\""
+time="2026-12-06T05:00:01.400000000Z" level=info msg="CreateContainer within sandbox \"5a1\" for name:\"crasher\" returns container id \"c0\""
+time="2026-12-06T05:00:01.410000000Z" level=info msg="StartContainer for \"c0\""
+time="2026-12-06T05:00:01.700000000Z" level=info msg="StartContainer for \"c0\" returns successfully"
+time="2026-12-06T05:00:12.000000000Z" level=info msg="CreateContainer within sandbox \"5a1\" for container name:\"crasher\"  attempt:1"
+time="2026-12-06T05:00:14.500000000Z" level=info msg="CreateContainer within sandbox \"5a1\" for name:\"crasher\"  attempt:1 returns container id \"c1\""
+time="2026-12-06T05:00:14.520000000Z" level=info msg="StartContainer for \"c1\""
+`
+
+func TestParseRuntimeStartsKeepsThePodsOwnAttempts(t *testing.T) {
+	starts, err := ParseRuntimeStarts(strings.NewReader(startLog), "p-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(starts) != 2 {
+		t.Fatalf("want the two starts of p-1's crasher, got %+v", starts)
+	}
+	first, ok := RuntimeStartOf(starts, "crasher", 1)
+	if !ok || first.ID != "c1" || first.Created.Sub(first.CreateCalled) != 2500*time.Millisecond {
+		t.Fatalf("attempt 1: %+v", first)
+	}
+	// Made in 2.5 s, started 20 ms after, its first marker 1 s after the start call.
+	share, ok := first.RuntimeShare(first.StartCalled.Add(time.Second))
+	if !ok || share != 3500*time.Millisecond {
+		t.Errorf("runtime share %v, want 3.5s", share)
+	}
+	if _, ok := starts[0].RuntimeShare(starts[0].StartCalled.Add(-time.Millisecond)); ok {
+		t.Error("a marker before the start call is not this start's")
+	}
+}

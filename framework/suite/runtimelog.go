@@ -49,3 +49,25 @@ func (e *Env) RuntimeStops(ctx context.Context, pod *corev1.Pod, since, until ti
 	}
 	return observe.ParseRuntimeStops(strings.NewReader(out), names)
 }
+
+// RuntimeStarts reads, from the containerd journal of pod's node between since and
+// until, how the runtime made and started each of pod's containers
+// (observe.RuntimeStart). It changes nothing on the node. since must come before the
+// pod's sandbox was made (its UID ties the containers' lines to it).
+func (e *Env) RuntimeStarts(ctx context.Context, pod *corev1.Pod, since, until time.Time) ([]observe.RuntimeStart, error) {
+	if !e.Facts.LocalNodes || pod.Spec.NodeName == "" {
+		return nil, ErrNoRuntimeLog
+	}
+	for _, s := range pod.Status.ContainerStatuses {
+		if s.ContainerID != "" && !strings.HasPrefix(s.ContainerID, "containerd://") {
+			return nil, ErrNoRuntimeLog
+		}
+	}
+	out, err := e.nodeShell(ctx, pod.Spec.NodeName, fmt.Sprintf(
+		"journalctl -u containerd --since @%d --until @%d --no-pager -o cat | grep -F -e '%s' -e 'CreateContainer within sandbox' -e 'StartContainer for' || true",
+		since.Unix()-1, until.Unix()+1, pod.UID))
+	if err != nil {
+		return nil, err
+	}
+	return observe.ParseRuntimeStarts(strings.NewReader(out), string(pod.UID))
+}

@@ -276,3 +276,46 @@ func TestBoundsDetectedTakesAMeasuredDetectionLongerThanTheModels(t *testing.T) 
 		t.Errorf("b 1 s, detected 2.5 s: hi %s", hi)
 	}
 }
+
+// The kubelet's call: the runtime's share leaves the bound, the kubelet's turn stays;
+// a detection not known keeps the marker model's upper bound.
+func TestBoundsCalledLeaveTheStartToTheRuntime(t *testing.T) {
+	lo, hi := BoundsCalled(20*time.Second, 1483*time.Millisecond)
+	if lo != 20*time.Second-EarlyTolerance || hi != 22*time.Second {
+		t.Errorf("BoundsCalled(20s, 1.483s) = %v, %v; want 19.9s, 22s", lo, hi)
+	}
+	// The kill matrix's stock delay that was 160 ms over its marker bound: the
+	// kubelet called after 20712 ms, its runtime took 2873 ms more.
+	if _, markerHi := BoundsDetected(20*time.Second, 1483*time.Millisecond); 23660*time.Millisecond <= markerHi {
+		t.Fatalf("the marker bound %v should not hold 23.66 s", markerHi)
+	}
+	if 20712*time.Millisecond > hi {
+		t.Errorf("the kubelet's call after 20.712 s is within the model, bound %v", hi)
+	}
+	// A kubelet that holds the restart 2.5 s past its backoff fails, though the marker
+	// model (3.5 s late allowed) would pass it.
+	if 22500*time.Millisecond <= hi {
+		t.Errorf("a call 2.5 s past the backoff passes: bound %v", hi)
+	}
+	if _, hi := BoundsCalled(0, 0); hi != Detection+Pace+SyncLatency+StartLatency {
+		t.Errorf("a restart at once whose detection is not known keeps the marker bound, got %v", hi)
+	}
+	if _, hi := BoundsCalled(0, 4*time.Second); hi != 4*time.Second+Pace+SyncLatency+CallLatency {
+		t.Errorf("a restart at once after a 4 s detection: %v", hi)
+	}
+}
+
+// Over a loop, the calls' limit is LoopCallLatency a delay.
+func TestLoopCalledTakesTheCallsLatency(t *testing.T) {
+	expected := []time.Duration{0, 10 * time.Second, 20 * time.Second, 40 * time.Second}
+	calls := []time.Duration{time.Second, 10600 * time.Millisecond, 20900 * time.Millisecond, 40100 * time.Millisecond}
+	sum, ok := LoopCalled(expected, calls)
+	if !ok || sum.Limit != 3*(Pace+SyncLatency+LoopCallLatency) || !sum.Within() {
+		t.Fatalf("LoopCalled = %v, %v", sum, ok)
+	}
+	// Every delay 10 % longer: 7 s over Σb 70 s, beyond the 5.25 s limit.
+	longer := []time.Duration{time.Second, 11 * time.Second, 22 * time.Second, 44 * time.Second}
+	if sum, _ := LoopCalled(expected, longer); sum.Within() {
+		t.Errorf("delays 10 %% longer pass the loop: %v", sum)
+	}
+}

@@ -115,6 +115,17 @@ type Loop struct {
 	Called, Runtime []time.Duration
 }
 
+// Within reports whether delay i fits backoff b under the tolerance model: the
+// kubelet's CreateContainer call within backoff.BoundsCalled where the runtime's
+// journal timed it, else the marker delay within backoff.BoundsDetected.
+func (l Loop) Within(i int, b time.Duration) bool {
+	if i < len(l.Called) && l.Called[i] > 0 {
+		lo, hi := backoff.BoundsCalled(b, l.Detected[i])
+		return l.Called[i] >= lo && l.Called[i] <= hi
+	}
+	return backoff.WithinDetected(l.Delays[i], b, l.Detected[i])
+}
+
 // MeasureDelays is the first n delays of container's loop from markers ms, with the
 // kubelet's detection of each exit from the watch record entries of pod uid.
 //

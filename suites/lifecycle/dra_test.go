@@ -44,13 +44,25 @@ var _ = Describe("A pod with a ResourceClaim", func() {
 	It("holds PodReadyToStartContainers False while its DRA driver has not prepared the claim, True once it has",
 		Label("PC-13", suite.Disruptive), suite.Timeout(podStartBound, podStartBound, podStartBound, draHoldFor, podStartBound), func(ctx SpecContext) {
 			node := env.NodeFor("defaults", map[string]bool{"DynamicResourceAllocation": true})
-			if _, err := env.Client.Discovery().ServerResourcesForGroupVersion(resourcev1.SchemeGroupVersion.String()); err != nil {
-				Skip(fmt.Sprintf("PC-13 needs the API server to serve %s (dynamic resource allocation): %v", resourcev1.SchemeGroupVersion, err))
-			}
 			ns := env.Namespace(ctx)
 			// A driver name of the spec's own, so that its slice, class and sockets meet
 			// nothing of another run's.
 			driver := ns + ".podlifecycle.io"
+			// The class first: where the API server does not serve resource.k8s.io/v1, its
+			// create is refused as not found, before anything else is made.
+			class := &resourcev1.DeviceClass{
+				ObjectMeta: metav1.ObjectMeta{Name: driver},
+				Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{
+					CEL: &resourcev1.CELDeviceSelector{Expression: fmt.Sprintf("device.driver == %q", driver)}}}},
+			}
+			_, err := env.Client.ResourceV1().DeviceClasses().Create(ctx, class, metav1.CreateOptions{})
+			if apierrors.IsNotFound(err) {
+				Skip(fmt.Sprintf("PC-13 needs the API server to serve %s (dynamic resource allocation): %v", resourcev1.SchemeGroupVersion, err))
+			}
+			Expect(err).NotTo(HaveOccurred())
+			deleteWhenDone(func(ctx context.Context) error {
+				return env.Client.ResourceV1().DeviceClasses().Delete(ctx, class.Name, metav1.DeleteOptions{})
+			})
 
 			By("a DRA driver's kubelet plugin registers on " + node.Name)
 			plugin := suite.PinTo(draPluginPod(driver), node)
@@ -62,8 +74,8 @@ var _ = Describe("A pod with a ResourceClaim", func() {
 				g.Expect(markers.Events()).To(ContainElement("registered"), "the kubelet of %s has not registered the plugin", node.Name)
 			}).WithContext(ctx).WithTimeout(podStartBound).WithPolling(time.Second).Should(Succeed(), "the plugin pod:\n%s", pluginTL)
 
-			By("its node's one device published, a class for it, and a claim on it")
-			createClusterScoped(ctx, &resourcev1.ResourceSlice{
+			By("its node's one device published, and a claim on it")
+			slice := &resourcev1.ResourceSlice{
 				ObjectMeta: metav1.ObjectMeta{Name: driver + "-" + node.Name},
 				Spec: resourcev1.ResourceSliceSpec{
 					Driver:   driver,
@@ -71,11 +83,11 @@ var _ = Describe("A pod with a ResourceClaim", func() {
 					Pool:     resourcev1.ResourcePool{Name: node.Name, Generation: 1, ResourceSliceCount: 1},
 					Devices:  []resourcev1.Device{{Name: "device-0"}},
 				},
-			})
-			createClusterScoped(ctx, &resourcev1.DeviceClass{
-				ObjectMeta: metav1.ObjectMeta{Name: driver},
-				Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{
-					CEL: &resourcev1.CELDeviceSelector{Expression: fmt.Sprintf("device.driver == %q", driver)}}}},
+			}
+			_, err = env.Client.ResourceV1().ResourceSlices().Create(ctx, slice, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			deleteWhenDone(func(ctx context.Context) error {
+				return env.Client.ResourceV1().ResourceSlices().Delete(ctx, slice.Name, metav1.DeleteOptions{})
 			})
 			claim := &resourcev1.ResourceClaim{
 				ObjectMeta: metav1.ObjectMeta{Name: "device"},
@@ -107,7 +119,7 @@ var _ = Describe("A pod with a ResourceClaim", func() {
 
 			By("the driver answers; the kubelet makes the sandbox and reports it ready")
 			released := time.Now()
-			_, err := env.Exec(ctx, ns, plugin.Name, "draplugin", "/draplugin", "release", draHold)
+			_, err = env.Exec(ctx, ns, plugin.Name, "draplugin", "/draplugin", "release", draHold)
 			Expect(err).NotTo(HaveOccurred(), "releasing the plugin's hold")
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(And(
 				HaveCondition(corev1.PodReadyToStartContainers, corev1.ConditionTrue, ""), HavePhase(corev1.PodRunning)),
@@ -155,27 +167,9 @@ func draPluginPod(driver string) *corev1.Pod {
 	}
 }
 
-// createClusterScoped creates obj (a ResourceSlice or a DeviceClass) and deletes it when
-// the spec ends.
-func createClusterScoped(ctx context.Context, obj any) {
-	GinkgoHelper()
-	var del func(ctx context.Context) error
-	var err error
-	switch o := obj.(type) {
-	case *resourcev1.ResourceSlice:
-		_, err = env.Client.ResourceV1().ResourceSlices().Create(ctx, o, metav1.CreateOptions{})
-		del = func(ctx context.Context) error {
-			return env.Client.ResourceV1().ResourceSlices().Delete(ctx, o.Name, metav1.DeleteOptions{})
-		}
-	case *resourcev1.DeviceClass:
-		_, err = env.Client.ResourceV1().DeviceClasses().Create(ctx, o, metav1.CreateOptions{})
-		del = func(ctx context.Context) error {
-			return env.Client.ResourceV1().DeviceClasses().Delete(ctx, o.Name, metav1.DeleteOptions{})
-		}
-	default:
-		Fail(fmt.Sprintf("createClusterScoped: %T", obj))
-	}
-	Expect(err).NotTo(HaveOccurred())
+// deleteWhenDone deletes a cluster-scoped object of the spec when the spec ends (its
+// namespace takes the rest).
+func deleteWhenDone(del func(ctx context.Context) error) {
 	DeferCleanup(func(ctx SpecContext) {
 		if err := del(ctx); err != nil && !apierrors.IsNotFound(err) {
 			Fail(err.Error())

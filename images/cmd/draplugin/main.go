@@ -14,6 +14,7 @@
 //	prepare called <namespace>/<claim>     (for each claim of the call)
 //	prepare returned <namespace>/<claim>
 //	unprepare <namespace>/<claim>
+//	stopped                                (its sockets removed, on SIGTERM)
 package main
 
 import (
@@ -24,7 +25,9 @@ import (
 	"log"
 	"net"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"google.golang.org/grpc"
@@ -68,8 +71,24 @@ func main() {
 	regServer := grpc.NewServer()
 	registerapi.RegisterRegistrationServer(regServer, &registration{marker: m, driver: *driver, endpoint: endpoint})
 	// The kubelet watches this directory and registers the plugin when the socket appears.
-	serve(regServer, filepath.Join(*registry, *driver+"-reg.sock"))
-	select {}
+	regSocket := filepath.Join(*registry, *driver+"-reg.sock")
+	serve(regServer, regSocket)
+
+	// Stopped (the pod deleted), the plugin takes its sockets away: the kubelet then
+	// unregisters it, and no stale socket of a driver that is gone stays in the node's
+	// kubelet directories for the kubelet to try again after its next restart.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	<-stop
+	regServer.Stop()
+	draServer.Stop()
+	for _, socket := range []string{regSocket, endpoint} {
+		if err := os.Remove(socket); err != nil && !errors.Is(err, os.ErrNotExist) {
+			log.Print(err)
+		}
+	}
+	_ = os.Remove(filepath.Dir(endpoint))
+	m.Mark("stopped")
 }
 
 // serve listens on a fresh unix socket at path (a stale one from an earlier pod goes).
@@ -84,7 +103,11 @@ func serve(s *grpc.Server, path string) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	go func() { log.Fatal(s.Serve(l)) }()
+	go func() {
+		if err := s.Serve(l); err != nil { // nil once stopped
+			log.Fatal(err)
+		}
+	}()
 }
 
 type registration struct {

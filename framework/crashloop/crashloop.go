@@ -138,13 +138,14 @@ func MeasureMarkers(ctx context.Context, env *suite.Env, tl *observe.Timeline, c
 	}
 	Expect(err).NotTo(HaveOccurred(), "reading the runtime's journal")
 	for k, r := range backoff.Restarts(ms, container)[:len(loop.Delays)] {
-		var called, share time.Duration
+		var called, share, waited time.Duration
 		if s, ok := observe.RuntimeStartOf(starts, container, k+1); ok {
 			if sh, ok := s.RuntimeShare(r.Start); ok {
 				called, share = s.CreateCalled.Sub(r.Exit), sh
+				waited = observe.RuntimeBusy(starts, container, r.Exit, s.CreateCalled)
 			}
 		}
-		loop.Called, loop.Runtime = append(loop.Called, called), append(loop.Runtime, share)
+		loop.Called, loop.Runtime, loop.Waited = append(loop.Called, called), append(loop.Runtime, share), append(loop.Waited, waited)
 	}
 	return loop
 }
@@ -181,7 +182,7 @@ func CheckDelays(tl *observe.Timeline, statement, what string, expected []time.D
 	GinkgoHelper()
 	measured := loop.Delays
 	experiment := gmeasure.NewExperiment("restart delays on " + what)
-	table := backoff.TableDetected(expected, measured, loop.Detected).WithRuntime(loop.Called, loop.Runtime)
+	table := backoff.TableDetected(expected, measured, loop.Detected).WithRuntime(loop.Called, loop.Runtime, loop.Waited)
 	for i, want := range expected {
 		experiment.RecordDuration(fmt.Sprintf("delay %d (expected %s)", i+1, want), measured[i])
 	}
@@ -190,10 +191,10 @@ func CheckDelays(tl *observe.Timeline, statement, what string, expected []time.D
 	// Each delay ends at the kubelet's CreateContainer call where the runtime's journal
 	// has it (backoff.BoundsCalled), else at the container's first marker.
 	for i, want := range expected {
-		if c := at(loop.Called, i); c > 0 {
+		if own := loop.Own(i); own > 0 {
 			lo, hi := backoff.BoundsCalled(want, loop.Detected[i])
-			Expect(c).To(BeNumerically(">=", lo), "%s: delay %d too short (the kubelet's CreateContainer call): %v\n%s", statement, i+1, table, tl)
-			Expect(c).To(BeNumerically("<=", hi), "%s: delay %d too long (the kubelet's CreateContainer call): %v\n%s", statement, i+1, table, tl)
+			Expect(own).To(BeNumerically(">=", lo), "%s: delay %d too short (the kubelet's CreateContainer call): %v\n%s", statement, i+1, table, tl)
+			Expect(own).To(BeNumerically("<=", hi), "%s: delay %d too long (the kubelet's CreateContainer call): %v\n%s", statement, i+1, table, tl)
 			continue
 		}
 		lo, hi := backoff.BoundsDetected(want, loop.Detected[i])
@@ -203,35 +204,14 @@ func CheckDelays(tl *observe.Timeline, statement, what string, expected []time.D
 	// The whole loop tells the documented delays from delays a fraction longer, which a
 	// single delay cannot (backoff.Loop), over the kubelet's calls when all are known.
 	sum, ok := backoff.Loop(expected, measured)
-	if called, all := allKnown(loop.Called, len(expected)); all {
-		sum, ok = backoff.LoopCalled(expected, called)
+	if own, all := loop.Owns(len(expected)); all {
+		sum, ok = backoff.LoopCalled(expected, own)
 	}
 	if ok {
 		AddReportEntry("restart delays, whole loop, on "+what, sum.String())
 		Expect(sum.Within()).To(BeTrue(), "%s: the loop's delays are longer than the documented ones: %v\n%v\n%s", statement, sum, table, tl)
 	}
 	checkCrashLoopBackOffSeen(tl, expected)
-}
-
-// at is ds[i], or 0 (not known) past its end.
-func at(ds []time.Duration, i int) time.Duration {
-	if i < len(ds) {
-		return ds[i]
-	}
-	return 0
-}
-
-// allKnown is ds's first n values, and whether every one of them is known (> 0).
-func allKnown(ds []time.Duration, n int) ([]time.Duration, bool) {
-	if len(ds) < n {
-		return nil, false
-	}
-	for _, d := range ds[:n] {
-		if d <= 0 {
-			return nil, false
-		}
-	}
-	return ds[:n], true
 }
 
 // checkCrashLoopBackOffSeen checks RS-8 on the watch record of the pod tl last saw
@@ -284,9 +264,19 @@ func checkCrashLoopBackOffSeen(tl *observe.Timeline, expected []time.Duration) {
 func CheckRequeueJitter(tl *observe.Timeline, id, what string, expected []time.Duration, loop Loop) {
 	GinkgoHelper()
 	measured := loop.Delays
-	table := backoff.TableDetected(expected, measured, loop.Detected).WithRuntime(loop.Called, loop.Runtime)
+	table := backoff.TableDetected(expected, measured, loop.Detected).WithRuntime(loop.Called, loop.Runtime, loop.Waited)
+	// Each row's late bound gains the requeue's jitter and the sync tick.
+	late := func(b time.Duration) time.Duration {
+		return time.Duration(float64(b)*backoff.RequeueJitterFactor) + backoff.SyncTick
+	}
+	for i := range table {
+		table[i].MaxMs += late(expected[i]).Milliseconds()
+	}
 	AddReportEntry("restart delays (ms), pod left alone, on "+what, table)
 	j, ok := backoff.RequeueJitter(expected, measured)
+	if own, all := loop.Owns(len(expected)); all {
+		j, ok = backoff.RequeueJitterCalled(expected, own)
+	}
 	Expect(ok).To(BeTrue(), "the loop needs a first restart at once and a backoff after it: %v", expected)
 	AddReportEntry("restart delays, whole loop, pod left alone, on "+what, j.String())
 	suite.Drift(drift.Observation[bool]{
@@ -299,9 +289,15 @@ func CheckRequeueJitter(tl *observe.Timeline, id, what string, expected []time.D
 		Reproducer: suite.Reproducer(tl.Pod(), what),
 	})
 	for i, want := range expected {
-		lo, hi := backoff.BoundsDetected(want, loop.Detected[i])
-		hi += time.Duration(float64(want)*backoff.RequeueJitterFactor) + backoff.SyncTick
-		Expect(measured[i]).To(BeNumerically(">=", lo), "delay %d too short: %v\n%s", i+1, table, tl)
-		Expect(measured[i]).To(BeNumerically("<=", hi), "delay %d longer than the backoff and the requeue jitter allow: %v\n%s", i+1, table, tl)
+		d, lo, hi := measured[i], time.Duration(0), time.Duration(0)
+		if own := loop.Own(i); own > 0 {
+			d = own
+			lo, hi = backoff.BoundsCalled(want, loop.Detected[i])
+		} else {
+			lo, hi = backoff.BoundsDetected(want, loop.Detected[i])
+		}
+		hi += late(want)
+		Expect(d).To(BeNumerically(">=", lo), "delay %d too short: %v\n%s", i+1, table, tl)
+		Expect(d).To(BeNumerically("<=", hi), "delay %d longer than the backoff and the requeue jitter allow: %v\n%s", i+1, table, tl)
 	}
 }

@@ -109,19 +109,42 @@ type Loop struct {
 	Delays   []time.Duration
 	Detected []time.Duration
 	// Called is how long after each exit the kubelet's CreateContainer call for the
-	// restart reached the runtime, and Runtime the runtime's share of that start
-	// (observe.RuntimeStart.RuntimeShare), from the runtime's journal; nil where there is
-	// none to read, 0 where it lacks that start.
-	Called, Runtime []time.Duration
+	// restart reached the runtime, Runtime the runtime's share of that start
+	// (observe.RuntimeStart.RuntimeShare), and Waited how much of Called the runtime
+	// spent making and starting the pod's other containers (observe.RuntimeBusy), from
+	// the runtime's journal; nil where there is none to read, 0 where it lacks that start.
+	Called, Runtime, Waited []time.Duration
+}
+
+// Own is the kubelet's own delay before restart i: its CreateContainer call less the
+// time it waited on the runtime for the pod's other containers; 0 where not known.
+func (l Loop) Own(i int) time.Duration {
+	if i >= len(l.Called) || l.Called[i] <= 0 {
+		return 0
+	}
+	return l.Called[i] - l.Waited[i]
+}
+
+// Owns is Own of the first n restarts, and whether every one is known.
+func (l Loop) Owns(n int) ([]time.Duration, bool) {
+	var own []time.Duration
+	for i := 0; i < n; i++ {
+		d := l.Own(i)
+		if d <= 0 {
+			return nil, false
+		}
+		own = append(own, d)
+	}
+	return own, true
 }
 
 // Within reports whether delay i fits backoff b under the tolerance model: the
-// kubelet's CreateContainer call within backoff.BoundsCalled where the runtime's
-// journal timed it, else the marker delay within backoff.BoundsDetected.
+// kubelet's own delay (Own) within backoff.BoundsCalled where the runtime's journal
+// timed it, else the marker delay within backoff.BoundsDetected.
 func (l Loop) Within(i int, b time.Duration) bool {
-	if i < len(l.Called) && l.Called[i] > 0 {
+	if own := l.Own(i); own > 0 {
 		lo, hi := backoff.BoundsCalled(b, l.Detected[i])
-		return l.Called[i] >= lo && l.Called[i] <= hi
+		return own >= lo && own <= hi
 	}
 	return backoff.WithinDetected(l.Delays[i], b, l.Detected[i])
 }

@@ -127,6 +127,7 @@ type RuntimeStart struct {
 	CreateCalled time.Time
 	Created      time.Time // zero: the runtime never answered
 	StartCalled  time.Time // zero: the kubelet never asked
+	Started      time.Time // the runtime's answer to the start call; zero: none
 }
 
 // RuntimeShare is the runtime's part of the start that began with s and ended at
@@ -146,6 +147,7 @@ var (
 	createCalled  = regexp.MustCompile(`^CreateContainer within sandbox \\"([0-9a-f]+)\\" for container (.*)$`)
 	createdReturn = regexp.MustCompile(`^CreateContainer within sandbox \\"([0-9a-f]+)\\" for (.*) returns container id \\"([0-9a-f]+)\\"$`)
 	startCalled   = regexp.MustCompile(`^StartContainer for \\"([0-9a-f]+)\\"$`)
+	startReturned = regexp.MustCompile(`^StartContainer for \\"([0-9a-f]+)\\" returns successfully$`)
 	metaName      = regexp.MustCompile(`\bname:\\"([^\\"]+)\\"`)
 	metaAttempt   = regexp.MustCompile(`\battempt:(\d+)`)
 )
@@ -189,6 +191,12 @@ func ParseRuntimeStarts(r io.Reader, uid string) ([]RuntimeStart, error) {
 			if i, ok := byID[c[1]]; ok && starts[i].StartCalled.IsZero() {
 				starts[i].StartCalled = at
 			}
+			return
+		}
+		if c := startReturned.FindStringSubmatch(msg); c != nil {
+			if i, ok := byID[c[1]]; ok && starts[i].Started.IsZero() {
+				starts[i].Started = at
+			}
 		}
 	})
 	return starts, err
@@ -204,6 +212,21 @@ func metadata(text string) (name string, attempt int) {
 		attempt, _ = strconv.Atoi(m[1])
 	}
 	return name, attempt
+}
+
+// RuntimeBusy is how long, between from and until, the runtime was making and starting
+// containers of the pod other than container (from each create call to the start's
+// answer, only starts wholly inside the window): a kubelet starts a pod's containers
+// one after another in a sync, so a container's create call waits for those.
+func RuntimeBusy(starts []RuntimeStart, container string, from, until time.Time) time.Duration {
+	var busy time.Duration
+	for _, s := range starts {
+		if s.Container == container || s.Started.IsZero() || s.CreateCalled.Before(from) || s.Started.After(until) {
+			continue
+		}
+		busy += s.Started.Sub(s.CreateCalled)
+	}
+	return busy
 }
 
 // RuntimeStartOf is the start of container at attempt, if the log has it.

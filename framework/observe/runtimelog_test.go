@@ -86,3 +86,23 @@ func TestParseRuntimeStartsKeepsThePodsOwnAttempts(t *testing.T) {
 		t.Error("a marker before the start call is not this start's")
 	}
 }
+
+// Two crashers of one pod restarted in one sync: the second's create call waits for
+// the first's create and start; RuntimeBusy counts that wait, and nothing of the
+// container's own start or of starts outside the window.
+func TestRuntimeBusyCountsThePodsOtherStartsInTheWindow(t *testing.T) {
+	at := func(ms int) time.Time {
+		return time.Date(2026, 12, 6, 5, 0, 0, 0, time.UTC).Add(time.Duration(ms) * time.Millisecond)
+	}
+	starts := []RuntimeStart{
+		{Container: "crasher", Attempt: 2, CreateCalled: at(10_400), StartCalled: at(11_500), Started: at(12_300)},
+		{Container: "crasher-2", Attempt: 2, CreateCalled: at(12_350), StartCalled: at(12_900), Started: at(13_400)},
+		{Container: "crasher", Attempt: 1, CreateCalled: at(100), Started: at(900)}, // before the exit
+	}
+	if got := RuntimeBusy(starts, "crasher-2", at(0+500), at(12_350)); got != 1900*time.Millisecond {
+		t.Errorf("crasher-2 waited %v on crasher's start, want 1.9s", got)
+	}
+	if got := RuntimeBusy(starts, "crasher", at(500), at(10_400)); got != 0 {
+		t.Errorf("crasher's call waited on nothing, got %v", got)
+	}
+}

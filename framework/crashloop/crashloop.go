@@ -137,15 +137,15 @@ func MeasureMarkers(ctx context.Context, env *suite.Env, tl *observe.Timeline, c
 		return loop
 	}
 	Expect(err).NotTo(HaveOccurred(), "reading the runtime's journal")
+	loop.container, loop.starts = container, starts
 	for k, r := range backoff.Restarts(ms, container)[:len(loop.Delays)] {
-		var called, share, waited time.Duration
+		var called, share time.Duration
 		if s, ok := observe.RuntimeStartOf(starts, container, k+1); ok {
 			if sh, ok := s.RuntimeShare(r.Start); ok {
 				called, share = s.CreateCalled.Sub(r.Exit), sh
-				waited = observe.RuntimeBusy(starts, container, r.Exit, s.CreateCalled)
 			}
 		}
-		loop.Called, loop.Runtime, loop.Waited = append(loop.Called, called), append(loop.Runtime, share), append(loop.Waited, waited)
+		loop.Called, loop.Runtime, loop.exits = append(loop.Called, called), append(loop.Runtime, share), append(loop.exits, r.Exit)
 	}
 	return loop
 }
@@ -182,7 +182,7 @@ func CheckDelays(tl *observe.Timeline, statement, what string, expected []time.D
 	GinkgoHelper()
 	measured := loop.Delays
 	experiment := gmeasure.NewExperiment("restart delays on " + what)
-	table := backoff.TableDetected(expected, measured, loop.Detected).WithRuntime(loop.Called, loop.Runtime, loop.Waited)
+	table := backoff.TableDetected(expected, measured, loop.Detected).WithRuntime(loop.Called, loop.Runtime, loop.WaitedFor(expected))
 	for i, want := range expected {
 		experiment.RecordDuration(fmt.Sprintf("delay %d (expected %s)", i+1, want), measured[i])
 	}
@@ -191,7 +191,7 @@ func CheckDelays(tl *observe.Timeline, statement, what string, expected []time.D
 	// Each delay ends at the kubelet's CreateContainer call where the runtime's journal
 	// has it (backoff.BoundsCalled), else at the container's first marker.
 	for i, want := range expected {
-		if own := loop.Own(i); own > 0 {
+		if own := loop.Own(i, want); own > 0 {
 			lo, hi := backoff.BoundsCalled(want, loop.Detected[i])
 			Expect(own).To(BeNumerically(">=", lo), "%s: delay %d too short (the kubelet's CreateContainer call): %v\n%s", statement, i+1, table, tl)
 			Expect(own).To(BeNumerically("<=", hi), "%s: delay %d too long (the kubelet's CreateContainer call): %v\n%s", statement, i+1, table, tl)
@@ -204,7 +204,7 @@ func CheckDelays(tl *observe.Timeline, statement, what string, expected []time.D
 	// The whole loop tells the documented delays from delays a fraction longer, which a
 	// single delay cannot (backoff.Loop), over the kubelet's calls when all are known.
 	sum, ok := backoff.Loop(expected, measured)
-	if own, all := loop.Owns(len(expected)); all {
+	if own, all := loop.Owns(expected); all {
 		sum, ok = backoff.LoopCalled(expected, own)
 	}
 	if ok {
@@ -264,7 +264,7 @@ func checkCrashLoopBackOffSeen(tl *observe.Timeline, expected []time.Duration) {
 func CheckRequeueJitter(tl *observe.Timeline, id, what string, expected []time.Duration, loop Loop) {
 	GinkgoHelper()
 	measured := loop.Delays
-	table := backoff.TableDetected(expected, measured, loop.Detected).WithRuntime(loop.Called, loop.Runtime, loop.Waited)
+	table := backoff.TableDetected(expected, measured, loop.Detected).WithRuntime(loop.Called, loop.Runtime, loop.WaitedFor(expected))
 	// Each row's late bound gains the requeue's jitter and the sync tick.
 	late := func(b time.Duration) time.Duration {
 		return time.Duration(float64(b)*backoff.RequeueJitterFactor) + backoff.SyncTick
@@ -274,7 +274,7 @@ func CheckRequeueJitter(tl *observe.Timeline, id, what string, expected []time.D
 	}
 	AddReportEntry("restart delays (ms), pod left alone, on "+what, table)
 	j, ok := backoff.RequeueJitter(expected, measured)
-	if own, all := loop.Owns(len(expected)); all {
+	if own, all := loop.Owns(expected); all {
 		j, ok = backoff.RequeueJitterCalled(expected, own)
 	}
 	Expect(ok).To(BeTrue(), "the loop needs a first restart at once and a backoff after it: %v", expected)
@@ -290,7 +290,7 @@ func CheckRequeueJitter(tl *observe.Timeline, id, what string, expected []time.D
 	})
 	for i, want := range expected {
 		d, lo, hi := measured[i], time.Duration(0), time.Duration(0)
-		if own := loop.Own(i); own > 0 {
+		if own := loop.Own(i, want); own > 0 {
 			d = own
 			lo, hi = backoff.BoundsCalled(want, loop.Detected[i])
 		} else {

@@ -109,27 +109,43 @@ type Loop struct {
 	Delays   []time.Duration
 	Detected []time.Duration
 	// Called is how long after each exit the kubelet's CreateContainer call for the
-	// restart reached the runtime, Runtime the runtime's share of that start
-	// (observe.RuntimeStart.RuntimeShare), and Waited how much of Called the runtime
-	// spent making and starting the pod's other containers (observe.RuntimeBusy), from
-	// the runtime's journal; nil where there is none to read, 0 where it lacks that start.
-	Called, Runtime, Waited []time.Duration
+	// restart reached the runtime, and Runtime the runtime's share of that start
+	// (observe.RuntimeStart.RuntimeShare), from the runtime's journal; nil where there is
+	// none to read, 0 where it lacks that start.
+	Called, Runtime []time.Duration
+
+	// What Waited reads: the container, its exits, and the pod's starts in the journal.
+	container string
+	exits     []time.Time
+	starts    []observe.RuntimeStart
 }
 
-// Own is the kubelet's own delay before restart i: its CreateContainer call less the
-// time it waited on the runtime for the pod's other containers; 0 where not known.
-func (l Loop) Own(i int) time.Duration {
+// Waited is how much of restart i's call delay the runtime spent making and starting
+// the pod's other containers once the container's backoff b had run out: a kubelet
+// starts a pod's containers one after another in the sync that restarts it
+// (observe.RuntimeBusy). Starts before that are the other containers' own business.
+func (l Loop) Waited(i int, b time.Duration) time.Duration {
 	if i >= len(l.Called) || l.Called[i] <= 0 {
 		return 0
 	}
-	return l.Called[i] - l.Waited[i]
+	return observe.RuntimeBusy(l.starts, l.container, l.exits[i].Add(b), l.exits[i].Add(l.Called[i]))
 }
 
-// Owns is Own of the first n restarts, and whether every one is known.
-func (l Loop) Owns(n int) ([]time.Duration, bool) {
+// Own is the kubelet's own delay before restart i of backoff b: its CreateContainer
+// call less Waited; 0 where not known.
+func (l Loop) Own(i int, b time.Duration) time.Duration {
+	if i >= len(l.Called) || l.Called[i] <= 0 {
+		return 0
+	}
+	return l.Called[i] - l.Waited(i, b)
+}
+
+// Owns is Own of each restart for the expected backoffs, and whether every one is
+// known.
+func (l Loop) Owns(expected []time.Duration) ([]time.Duration, bool) {
 	var own []time.Duration
-	for i := 0; i < n; i++ {
-		d := l.Own(i)
+	for i, b := range expected {
+		d := l.Own(i, b)
 		if d <= 0 {
 			return nil, false
 		}
@@ -138,11 +154,20 @@ func (l Loop) Owns(n int) ([]time.Duration, bool) {
 	return own, true
 }
 
+// WaitedFor is Waited of each restart for the expected backoffs.
+func (l Loop) WaitedFor(expected []time.Duration) []time.Duration {
+	var w []time.Duration
+	for i, b := range expected {
+		w = append(w, l.Waited(i, b))
+	}
+	return w
+}
+
 // Within reports whether delay i fits backoff b under the tolerance model: the
 // kubelet's own delay (Own) within backoff.BoundsCalled where the runtime's journal
 // timed it, else the marker delay within backoff.BoundsDetected.
 func (l Loop) Within(i int, b time.Duration) bool {
-	if own := l.Own(i); own > 0 {
+	if own := l.Own(i, b); own > 0 {
 		lo, hi := backoff.BoundsCalled(b, l.Detected[i])
 		return own >= lo && own <= hi
 	}

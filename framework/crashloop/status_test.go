@@ -88,25 +88,36 @@ func TestMeasureDelaysTakesTheKubeletsFirstReportOfEachExit(t *testing.T) {
 }
 
 // The kubelet's own delay is its call less the runtime's time on the pod's other
-// containers; unknown calls leave the marker model.
+// containers once the backoff ran out; a start of another container during the
+// backoff is not taken off; unknown calls leave the marker model.
 func TestOwnDelayLeavesTheOtherContainersStartsOut(t *testing.T) {
+	exit := time.Date(2026, 12, 6, 5, 0, 0, 0, time.UTC)
+	after := func(ms int) time.Time { return exit.Add(time.Duration(ms) * time.Millisecond) }
 	l := Loop{
-		Delays:   []time.Duration{3 * time.Second, 14 * time.Second},
-		Detected: []time.Duration{0, 800 * time.Millisecond},
-		Called:   []time.Duration{0, 12283 * time.Millisecond},
-		Runtime:  []time.Duration{0, 1700 * time.Millisecond},
-		Waited:   []time.Duration{0, 1900 * time.Millisecond},
+		Delays:    []time.Duration{3 * time.Second, 14 * time.Second},
+		Detected:  []time.Duration{0, 800 * time.Millisecond},
+		Called:    []time.Duration{0, 12283 * time.Millisecond},
+		Runtime:   []time.Duration{0, 1700 * time.Millisecond},
+		container: "crasher-2",
+		exits:     []time.Time{exit.Add(-time.Minute), exit},
+		starts: []observe.RuntimeStart{
+			{Container: "crasher", Attempt: 2, CreateCalled: after(10_300), Started: after(12_200)}, // in this sync
+			{Container: "crasher", Attempt: 1, CreateCalled: after(900), Started: after(2_000)},     // during the backoff
+		},
 	}
-	if own := l.Own(1); own != 10383*time.Millisecond {
+	if w := l.Waited(1, 10*time.Second); w != 1900*time.Millisecond {
+		t.Errorf("Waited(1) = %v, want 1.9s (the start during the backoff left out)", w)
+	}
+	if own := l.Own(1, 10*time.Second); own != 10383*time.Millisecond {
 		t.Errorf("Own(1) = %v, want 10.383s", own)
 	}
 	if !l.Within(1, 10*time.Second) {
 		t.Error("a call 2.3 s past the backoff, 1.9 s of it the runtime starting the other crasher, is the kubelet's 0.4 s")
 	}
-	if l.Own(0) != 0 || !l.Within(0, 0) {
+	if l.Own(0, 0) != 0 || !l.Within(0, 0) {
 		t.Errorf("restart 1 has no call: the marker model (3 s within 4.5 s) decides")
 	}
-	if _, all := l.Owns(2); all {
-		t.Error("Owns(2) with restart 1's call unknown")
+	if _, all := l.Owns([]time.Duration{0, 10 * time.Second}); all {
+		t.Error("Owns with restart 1's call unknown")
 	}
 }

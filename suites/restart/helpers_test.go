@@ -6,6 +6,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -67,6 +68,25 @@ func lastTerminationReason(p *corev1.Pod, name string) string {
 		}
 	}
 	return ""
+}
+
+// exitedWith matches a pod status that shows container name ended with reason: as its
+// state (Terminated, before the restart) or as its lastState (after it). A v1.37.2
+// kubelet here sometimes reports a restarted container with no lastState at all (three
+// runs on 2026-12-06, for minutes, under load), so a spec that needs the exit behind a
+// restart reads it from every status the watch saw, through either field.
+func exitedWith(name, reason string) types.GomegaMatcher {
+	return WithTransform(func(p *corev1.Pod) bool {
+		if lastTerminationReason(p, name) == reason {
+			return true
+		}
+		for _, s := range append(p.Status.ContainerStatuses, p.Status.InitContainerStatuses...) {
+			if s.Name == name && s.State.Terminated != nil && s.State.Terminated.Reason == reason {
+				return true
+			}
+		}
+		return false
+	}, BeTrue())
 }
 
 // markersOf reads the pod's shared marker file through a running container.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/podlifecycle/conformance/framework/backoff"
 	"github.com/podlifecycle/conformance/framework/facts"
+	. "github.com/podlifecycle/conformance/framework/match"
 	"github.com/podlifecycle/conformance/framework/observe"
 	"github.com/podlifecycle/conformance/framework/suite"
 )
@@ -76,16 +77,10 @@ func lastTerminationReason(p *corev1.Pod, name string) string {
 // runs on 2026-12-06, for minutes, under load), so a spec that needs the exit behind a
 // restart reads it from every status the watch saw, through either field.
 func exitedWith(name, reason string) types.GomegaMatcher {
+	ended := func(t *corev1.ContainerStateTerminated) bool { return t != nil && t.Reason == reason }
 	return WithTransform(func(p *corev1.Pod) bool {
-		if lastTerminationReason(p, name) == reason {
-			return true
-		}
-		for _, s := range append(p.Status.ContainerStatuses, p.Status.InitContainerStatuses...) {
-			if s.Name == name && s.State.Terminated != nil && s.State.Terminated.Reason == reason {
-				return true
-			}
-		}
-		return false
+		s := ContainerStatus(p, name)
+		return s != nil && (ended(s.State.Terminated) || ended(s.LastTerminationState.Terminated))
 	}, BeTrue())
 }
 

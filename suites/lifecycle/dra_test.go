@@ -127,12 +127,10 @@ var _ = Describe("A pod with a ResourceClaim", func() {
 
 			// The whole watch, not only the polls above: no status before the release
 			// had the condition True (a short-lived True between two polls included).
-			for _, e := range tl.Entries() {
-				if e.Pod != nil && e.Seen.Before(released) {
-					Expect(e.Pod).NotTo(HaveCondition(corev1.PodReadyToStartContainers, corev1.ConditionTrue, ""),
-						"PC-13: PodReadyToStartContainers True at %s, before the driver was let answer at %s:\n%s", e.Seen.Format("15:04:05.000"), released.Format("15:04:05.000"), tl)
-				}
-			}
+			readyTrue := HaveCondition(corev1.PodReadyToStartContainers, corev1.ConditionTrue, "")
+			firstTrue := firstSeen(tl, readyTrue)
+			Expect(firstTrue).To(BeTemporally(">=", released),
+				"PC-13: PodReadyToStartContainers True at %s, before the driver was let answer at %s:\n%s", firstTrue.Format("15:04:05.000"), released.Format("15:04:05.000"), tl)
 			markers, err := env.Markers(ctx, ns, plugin.Name, "draplugin", false)
 			Expect(err).NotTo(HaveOccurred())
 			called, _ := markers.When(prepareCalled)
@@ -141,7 +139,7 @@ var _ = Describe("A pod with a ResourceClaim", func() {
 			ready := suite.ConditionOf(tl.Pod(), corev1.PodReadyToStartContainers)
 			AddReportEntry("dynamic resources prepared", fmt.Sprintf("%s: NodePrepareResources called %s, held, released %s, answered %s; PodReadyToStartContainers True since %s (first seen by the watch after the release: %s)",
 				node.Name, called.Format("15:04:05.000"), released.Format("15:04:05.000"), returned.Format("15:04:05.000"),
-				ready.LastTransitionTime.Format(time.RFC3339), firstSeenTrue(tl, corev1.PodReadyToStartContainers)))
+				ready.LastTransitionTime.Format(time.RFC3339), firstTrue.Format("15:04:05.000")))
 		})
 })
 
@@ -175,17 +173,4 @@ func deleteWhenDone(del func(ctx context.Context) error) {
 			Fail(err.Error())
 		}
 	}, NodeTimeout(30*time.Second))
-}
-
-// firstSeenTrue is when the watch first saw condition t True, as text.
-func firstSeenTrue(tl *observe.Timeline, t corev1.PodConditionType) string {
-	for _, e := range tl.Entries() {
-		if e.Pod == nil {
-			continue
-		}
-		if c := findCondition(e.Pod, t); c != nil && c.Status == corev1.ConditionTrue {
-			return e.Seen.Format("15:04:05.000")
-		}
-	}
-	return "never"
 }

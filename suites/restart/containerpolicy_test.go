@@ -99,8 +99,8 @@ var _ = Describe("Container-level restart policy", Label("ContainerRestartRules"
 			// A cluster that applies the pod's Never leaves "always" stopped (the pod ends
 			// Succeeded) and the wait runs out; one that restarts "on-failure" too fails
 			// the Expect.
-			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + firstRestartBound).Should(And(
-				HaveContainerRestarts("always", BeNumerically(">=", 1)), lastReason("always", "Completed")))
+			Eventually(tl.Pods).WithContext(ctx).WithTimeout(podStartBound + firstRestartBound).Should(
+				restartedAfter("always", "Completed"))
 			// The kubelet starts a pod's containers one after another, seconds apart on a
 			// loaded machine, so "on-failure" may still run here; once it has exited 0 it
 			// must stay stopped: its restart would come at once, within firstRestartBound.
@@ -123,7 +123,7 @@ var _ = Describe("Container-level restart policy", Label("ContainerRestartRules"
 			// and main never starts, so the wait runs out. The restart comes at once after
 			// a first exit.
 			Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound + firstRestartBound).Should(HaveContainerState("main", "Running", ""))
-			Expect(tl.Pod()).To(And(HaveContainerRestarts("init", 1), HaveContainerState("init", "Terminated", "Completed"), lastReason("init", "Error")))
+			Expect(tl.Pods()).To(restartedAfter("init", "Error", And(HaveContainerRestarts("init", 1), HaveContainerState("init", "Terminated", "Completed"))))
 		},
 		Entry("its own restartPolicy OnFailure, first run exits 1", suite.Timeout(podStartBound+firstRestartBound),
 			corev1.ContainerRestartPolicyOnFailure, []corev1.ContainerRestartRule(nil), 1),
@@ -268,8 +268,8 @@ var _ = Describe("Sidecar restart", func() {
 			tl := env.Run(ctx, ns, pod)
 			// 3 s of running, then the restart at once after a first exit.
 			for _, sidecar := range []string{"logging-sidecar", "logging-sidecar-2"} {
-				Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+3*time.Second+firstRestartBound).Should(And(
-					HaveContainerRestarts(sidecar, BeNumerically(">=", 1)), lastReason(sidecar, reason)), "RS-5: %s restarted:\n%s", sidecar, tl)
+				Eventually(tl.Pods).WithContext(ctx).WithTimeout(podStartBound+3*time.Second+firstRestartBound).Should(
+					restartedAfter(sidecar, reason), "RS-5: %s restarted:\n%s", sidecar, tl)
 			}
 			Expect(tl.Pod()).To(And(HavePhase(corev1.PodRunning), HaveContainerRestarts("main-app", 0), HaveContainerState("main-app", "Running", "")))
 		},

@@ -23,8 +23,8 @@ var _ = Describe("The docs' restart examples", suite.LongRunning, func() {
 		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound).Should(HaveContainerState("nginx", "Running", ""))
 		_, err := env.Exec(ctx, ns, "web-server", "nginx", "nginx", "-s", "quit") // graceful stop: exit 0
 		Expect(err).NotTo(HaveOccurred())
-		Eventually(tl.Pod).WithContext(ctx).WithTimeout(firstRestartBound).Should(And(
-			HaveContainerRestarts("nginx", 1), HaveContainerState("nginx", "Running", ""), lastReason("nginx", "Completed")))
+		Eventually(tl.Pods).WithContext(ctx).WithTimeout(firstRestartBound).Should(
+			restartedAfter("nginx", "Completed", And(HaveContainerRestarts("nginx", 1), HaveContainerState("nginx", "Running", ""))))
 	})
 
 	It("Job data-processor (OnFailure, exit 0) completes without a restart", Label("RS-3"), suite.Timeout(podStartBound), func(ctx SpecContext) {

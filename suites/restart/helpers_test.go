@@ -58,19 +58,6 @@ func pod(name string, policy corev1.RestartPolicy, containers ...corev1.Containe
 
 func ptr[T any](v T) *T { return &v }
 
-// lastTerminationReason is the reason of a container's lastState, or "".
-func lastTerminationReason(p *corev1.Pod, name string) string {
-	if p == nil {
-		return ""
-	}
-	for _, s := range append(p.Status.ContainerStatuses, p.Status.InitContainerStatuses...) {
-		if s.Name == name && s.LastTerminationState.Terminated != nil {
-			return s.LastTerminationState.Terminated.Reason
-		}
-	}
-	return ""
-}
-
 // exitedWith matches a pod status that shows container name ended with reason: as its
 // state (Terminated, before the restart) or as its lastState (after it). A v1.37.2
 // kubelet here sometimes reports a restarted container with no lastState at all (three
@@ -82,6 +69,24 @@ func exitedWith(name, reason string) types.GomegaMatcher {
 		s := ContainerStatus(p, name)
 		return s != nil && (ended(s.State.Terminated) || ended(s.LastTerminationState.Terminated))
 	}, BeTrue())
+}
+
+// restartedAfter matches the statuses a watch saw (Timeline.Pods, oldest first) when
+// the latest shows container name restarted and holds now, and some status shows the exit
+// behind the restart with reason (exitedWith: the lastState is not always reported).
+func restartedAfter(name, reason string, now ...types.GomegaMatcher) types.GomegaMatcher {
+	latest := append([]types.GomegaMatcher{HaveContainerRestarts(name, BeNumerically(">=", 1))}, now...)
+	return And(latestIs(And(latest...)), ContainElement(exitedWith(name, reason)))
+}
+
+// latestIs applies m to the latest of the statuses a watch saw.
+func latestIs(m types.GomegaMatcher) types.GomegaMatcher {
+	return WithTransform(func(ps []*corev1.Pod) *corev1.Pod {
+		if len(ps) == 0 {
+			return nil
+		}
+		return ps[len(ps)-1]
+	}, m)
 }
 
 // markersOf reads the pod's shared marker file through a running container.

@@ -92,10 +92,10 @@ const oomReportWindow = 5 * time.Second
 
 var (
 	restarted = func(reason string) types.GomegaMatcher {
-		return And(HaveContainerRestarts("main", BeNumerically(">=", 1)), HavePhase(corev1.PodRunning), lastReason("main", reason))
+		return restartedAfter("main", reason, HavePhase(corev1.PodRunning))
 	}
 	notRestarted = func(phase corev1.PodPhase, reason string) types.GomegaMatcher {
-		return And(HavePhase(phase), HaveContainerRestarts("main", 0), HaveContainerState("main", "Terminated", reason))
+		return latestIs(And(HavePhase(phase), HaveContainerRestarts("main", 0), HaveContainerState("main", "Terminated", reason)))
 	}
 )
 
@@ -107,7 +107,7 @@ var _ = Describe("Restart policy", func() {
 		created, err := env.Client.CoreV1().Pods(ns).Get(ctx, p.Name, metav1.GetOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(created.Spec.RestartPolicy).To(Equal(corev1.RestartPolicyAlways))
-		Eventually(tl.Pod).WithContext(ctx).WithTimeout(podStartBound+firstRestartBound).Should(restarted("Completed"),
+		Eventually(tl.Pods).WithContext(ctx).WithTimeout(podStartBound+firstRestartBound).Should(restarted("Completed"),
 			"an exit 0 is restarted, as Always does")
 	})
 
@@ -154,7 +154,7 @@ var _ = Describe("Restart policy", func() {
 			ns := env.Namespace(ctx)
 			tl := env.Run(ctx, ns, build(policy))
 			// Restarts come at once after the first exit; terminal phases follow the exits.
-			Eventually(tl.Pod).WithContext(ctx).WithTimeout(bound).Should(want)
+			Eventually(tl.Pods).WithContext(ctx).WithTimeout(bound).Should(want)
 		},
 		entry("exit 0, Always: restarted, Running", exitBound, corev1.RestartPolicyAlways, exits("0"), restarted("Completed")),
 		entry("exit 0, OnFailure: Succeeded", exitBound, corev1.RestartPolicyOnFailure, exits("0"), notRestarted(corev1.PodSucceeded, "Completed")),
@@ -162,8 +162,8 @@ var _ = Describe("Restart policy", func() {
 		entry("exit 1, Always: restarted, Running", exitBound, corev1.RestartPolicyAlways, exits("1"), restarted("Error")),
 		entry("exit 1, OnFailure: restarted, Running", exitBound, corev1.RestartPolicyOnFailure, exits("1"), restarted("Error")),
 		entry("exit 1, Never: Failed", exitBound, corev1.RestartPolicyNever, exits("1"), notRestarted(corev1.PodFailed, "Error")),
-		entry("one of two exits 1, Always: it restarts, Running", exitBound, corev1.RestartPolicyAlways, scenario(oneOfTwoFails), And(restarted("Error"), HaveContainerRestarts("other", 0))),
-		entry("one of two exits 1, OnFailure: it restarts, Running", exitBound, corev1.RestartPolicyOnFailure, scenario(oneOfTwoFails), And(restarted("Error"), HaveContainerRestarts("other", 0))),
+		entry("one of two exits 1, Always: it restarts, Running", exitBound, corev1.RestartPolicyAlways, scenario(oneOfTwoFails), And(restarted("Error"), latestIs(HaveContainerRestarts("other", 0)))),
+		entry("one of two exits 1, OnFailure: it restarts, Running", exitBound, corev1.RestartPolicyOnFailure, scenario(oneOfTwoFails), And(restarted("Error"), latestIs(HaveContainerRestarts("other", 0)))),
 		entry("OOM-killed, Always: restarted, Running", oomBound, corev1.RestartPolicyAlways, scenario(oomKilled), restarted("OOMKilled")),
 		entry("OOM-killed, OnFailure: restarted, Running", oomBound, corev1.RestartPolicyOnFailure, scenario(oomKilled), restarted("OOMKilled")),
 		entry("OOM-killed, Never: Failed", oomBound, corev1.RestartPolicyNever, scenario(oomKilled), notRestarted(corev1.PodFailed, "OOMKilled")),
@@ -212,8 +212,3 @@ var _ = Describe("Restart policy", func() {
 		Expect(tl.Phases()).To(Equal([]corev1.PodPhase{corev1.PodPending, corev1.PodRunning, corev1.PodFailed}))
 	})
 })
-
-// lastReason matches a pod whose container's lastState is Terminated with reason.
-func lastReason(name, reason string) types.GomegaMatcher {
-	return WithTransform(func(p *corev1.Pod) string { return lastTerminationReason(p, name) }, Equal(reason))
-}

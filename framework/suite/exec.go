@@ -8,9 +8,12 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/remotecommand"
@@ -73,12 +76,38 @@ func (e *Env) Logs(ctx context.Context, ns, pod, container string) (string, erro
 	return string(b), nil
 }
 
+// previousLogWait is how long Markers waits for the kubelet to serve a previous
+// instance's log. The kubelet finds that instance through its own status's lastState
+// and answers 400 while it has none: in the kill matrix's stock run of 2026-12-06 it
+// did so 80 ms after a status with restarts=1 reached the watch. 15 s is five of the
+// kubelet's relists on a loaded machine; a log that never comes still fails the spec.
+const previousLogWait = 15 * time.Second
+
 // Markers reads the millisecond markers a container wrote to its log (see
 // observe.MarkShell), from the current instance or, with previous, the one before.
 func (e *Env) Markers(ctx context.Context, ns, pod, container string, previous bool) (observe.Log, error) {
-	b, err := e.Client.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: container, Previous: previous}).DoRaw(ctx)
+	var b []byte
+	var refused error // the kubelet's last 400 for a previous instance
+	read := func(ctx context.Context) (bool, error) {
+		var err error
+		b, err = e.Client.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: container, Previous: previous}).DoRaw(ctx)
+		if previous && apierrors.IsBadRequest(err) {
+			refused = err
+			return false, nil
+		}
+		return err == nil, err
+	}
+	var err error
+	if previous {
+		err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, previousLogWait, true, read)
+		if wait.Interrupted(err) && refused != nil {
+			err = fmt.Errorf("refused for %v: %w", previousLogWait, refused)
+		}
+	} else {
+		_, err = read(ctx)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("logs of %s/%s/%s: %w", ns, pod, container, err)
+		return nil, fmt.Errorf("logs of %s/%s/%s (previous: %t): %w", ns, pod, container, previous, err)
 	}
 	return observe.ParseMarkers(bytes.NewReader(b))
 }

@@ -1,6 +1,7 @@
 package restart
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -8,7 +9,6 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/podlifecycle/conformance/framework/backoff"
 	"github.com/podlifecycle/conformance/framework/drift"
 	"github.com/podlifecycle/conformance/framework/examples"
 	. "github.com/podlifecycle/conformance/framework/match"
@@ -62,19 +62,34 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 		By("no preStop, and not the pod's grace period, for the running containers")
 		mainEvents := ms.Of("main-application").Events()
 		Expect(mainEvents).NotTo(ContainElement("prestop"), "markers: %v", ms)
-		// The kubelet sees the exit (its relist: backoff.Detection, or, measured, the TERM
-		// main-application notes), stops the containers with a grace period of 0, which
-		// it raises to its minimum of 2 s (kuberuntime minimumGracePeriodInSeconds), TERM
-		// first. The restart then starts three containers one after another (≤ 3 s each
-		// here, see framework/backoff StartLatency): far below the pod's 30 s.
+		// How long the restart took is shown, not bounded: the pages give it no time,
+		// and it is the kubelet's stop plus three starts one after another, whose runtime
+		// share on this loaded 2-core machine reached 3.4 s each (16.4 s in all in the kill
+		// matrix's stock run of 2026-12-06). What the pages say of the stop is checked
+		// below from the most precise sources: the grace the kubelet gave the runtime, and
+		// the time main-application lived after TERM.
 		restartedAt, _ := ms.After(exit88).When(observe.MarkOf("main-application", "start"))
 		took := restartedAt.Sub(exit88)
-		detected := backoff.Detection
+		detected := time.Duration(0)
 		if termAt, ok := ms.After(exit88).When(observe.MarkOf("main-application", "term")); ok {
-			detected = max(detected, termAt.Sub(exit88))
+			detected = termAt.Sub(exit88)
 		}
-		AddReportEntry("in-place restart: watcher exit → main-application start (ms)", fmt.Sprintf("%d (the kubelet acted on the exit after %d ms)", took.Milliseconds(), detected.Milliseconds()))
-		Expect(took).To(BeNumerically("<", detected+2*time.Second+3*backoff.StartLatency), "markers: %v", ms)
+		AddReportEntry("in-place restart: watcher exit → main-application start (ms)", fmt.Sprintf("%d (main-application noted TERM after %d ms)", took.Milliseconds(), detected.Milliseconds()))
+		// The kubelet's StopContainer call, where containerd's journal can be read: the
+		// grace period it passed to the runtime (first: the status that holds the IDs of
+		// the containers it stopped).
+		stops, err := env.RuntimeStops(ctx, first, exit88, restartedAt)
+		if errors.Is(err, suite.ErrNoRuntimeLog) {
+			AddReportEntry("in-place restart: the kubelet's stop of main-application", fmt.Sprintf("not read (%v): the TERM → last heartbeat window decides", err))
+		} else {
+			Expect(err).NotTo(HaveOccurred())
+			ss := observe.RuntimeStopsOf(stops, "main-application")
+			Expect(ss).NotTo(BeEmpty(), "RS-11: the runtime's journal shows no StopContainer for main-application after the watcher's exit")
+			AddReportEntry("in-place restart: the kubelet's stop of main-application", ss[0].String())
+			// Half the pod's 30 s, as for the window below: an honoured grace period is 30 s.
+			Expect(ss[0].Timeout).To(BeNumerically("<", 15*time.Second),
+				"RS-11: the kubelet stopped main-application with the pod's terminationGracePeriodSeconds: %s", ss[0])
+		}
 		// The pages say the configured terminationGracePeriodSeconds is not honoured, not
 		// that there is no grace at all: the window from the TERM the main container notes
 		// to its last heartbeat (every 0.2 s after TERM, until it is killed) is shown, and

@@ -77,8 +77,12 @@ var _ = Describe("Crash-loop backoff", func() {
 
 	// "Delays still start at 10 s and double" under a cap above them, without Slow: the
 	// first four delays, as RS-6's loop on default settings (a kubelet whose delays start
-	// at 11 s, or grow by 2.2, is out of the loop's bound there).
-	It("with maxContainerRestartPeriod 100s starts at 10 s and doubles", suite.LongRunning, Label("RS-13", "KubeletCrashLoopBackOffMax"), suite.Timeout(checkBound(backoff.Settings{MaxPeriodGate: true, MaxPeriod: 100 * time.Second}, 4)), func(ctx SpecContext) {
+	// at 11 s, or grow by 2.2, is out of the loop's bound there). Quiet: beside the
+	// profiles' other loops (the kill matrix's stock run of 2026-12-06, load average 44)
+	// the kubelet's call for the restart at once came 6.2 s after the exit, the runtime
+	// having handled the exit in 40 ms: the kubelet's own sync starved, past the 4.5 s
+	// that a restart whose exit no status showed is allowed.
+	It("with maxContainerRestartPeriod 100s starts at 10 s and doubles", suite.LongRunning, suite.Quiet, Label("RS-13", "KubeletCrashLoopBackOffMax"), suite.Timeout(checkBound(backoff.Settings{MaxPeriodGate: true, MaxPeriod: 100 * time.Second}, 4)), func(ctx SpecContext) {
 		env.Require(facts.KubeletMaxRestartPeriod("max-100s", "100s"))
 		node := env.NodeFor("max-100s", map[string]bool{"KubeletCrashLoopBackOffMax": true})
 		crashloop.Check(ctx, env, "RS-13", node, 4) // 0, 10, 20, 40 s

@@ -24,7 +24,9 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 		// The changes the statement needs, each visible here:
 		// - every container writes markers, so the order of starts can be checked;
 		// - the watcher exits 88 only on its first run (an emptyDir flag, which must
-		//   survive the in-place restart), after 3 s instead of 60 s;
+		//   survive the in-place restart), 3 s after main-application has started (its
+		//   start marker, written once its TERM trap is set: main's start took 5 s in one
+		//   loaded run, and came after the exit), instead of after 60 s;
 		// - the main container has a preStop hook that writes a marker, which an in-place
 		//   restart must not run, and notes but ignores TERM, so that a grace period, if
 		//   it were given, would show as the pod's 30 s;
@@ -33,9 +35,10 @@ var _ = Describe("In-place pod restart", Label("RestartAllContainersOnContainerE
 		setup, watcher, main := &pod.Spec.InitContainers[0], &pod.Spec.InitContainers[1], &pod.Spec.Containers[0]
 		setup.Command = []string{"sh", "-c", observe.MarkShell("setup-environment") + `mark start; echo "Setting up environment"`}
 		watcher.Command = []string{"sh", "-c", observe.MarkShell("watcher-sidecar") +
-			`mark start; if [ ! -f /markers/restarted-once ]; then touch /markers/restarted-once; sleep 3; mark exit-88; exit 88; fi; exec sleep 3600`}
+			`mark start; if [ ! -f /markers/restarted-once ]; then touch /markers/restarted-once; ` +
+			`until grep -q ' main-application start$' /markers/markers; do sleep 0.1; done; sleep 3; mark exit-88; exit 88; fi; exec sleep 3600`}
 		main.Command = []string{"sh", "-c", observe.MarkShell("main-application") +
-			`mark start; trap "mark term; while true; do mark ` + observe.Alive + `; sleep 0.2; done" TERM; echo "Application is running"; while true; do sleep 0.2; done`}
+			`trap "mark term; while true; do mark ` + observe.Alive + `; sleep 0.2; done" TERM; mark start; echo "Application is running"; while true; do sleep 0.2; done`}
 		main.Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{
 			Command: []string{"sh", "-c", observe.MarkShell("main-application") + "mark prestop"}}}}
 		pod.Spec.TerminationGracePeriodSeconds = ptr(int64(30))

@@ -20,9 +20,10 @@ ARTIFACTS ?= _artifacts
 # that only it uses, and lifecycle/pressure drains a third (kubectl drain) and drives it
 # into memory pressure.
 SUITES   := cluster lifecycle restart probes termination declaredfeatures restart/profiles termination/gated lifecycle/nodeloss lifecycle/pressure
-# How make e2e runs them: one Ginkgo over the suites in this order, each suite making
-# its cluster as it starts, so the default cluster's suites run without the 9 idle
-# nodes of the backoff-profiles cluster (on a 2-core machine under nested
+# How make e2e runs them: in this order, one Ginkgo per cluster (the default cluster's
+# suites, then the backoff-profiles cluster's), each suite making its cluster as it
+# starts and each cluster deleted once its suites have passed, so that neither
+# cluster's suites run beside the other's idle nodes (on a 2-core machine under nested
 # virtualization, 15 idle kind nodes alone took half of the CPU, and three streams side
 # by side failed 28 to 113 specs on pod starts and timings; one stream with both
 # clusters up, 8; one cluster at a time, 1: docs/measurements.md, 2026-12-04).

@@ -393,6 +393,30 @@ func DeleteRunClusters(o KindOptions, runID string) error {
 	return nil
 }
 
+// DeleteRunClusterOf deletes the kind cluster that run o.RunID made from the kind
+// config at configPath, once the last suite on it has passed, so that its idle nodes
+// do not load the machine while the run's next cluster is made and measured. A
+// cluster the run did not make (no run marker of o.RunID), or none at all, is left
+// alone; KEEP_CLUSTERS keeps it for DeleteRunClusters to name.
+func DeleteRunClusterOf(configPath string, o KindOptions) error {
+	if o.RunID == "" || o.KeepClusters {
+		return nil
+	}
+	k, err := NewKind(configPath, o)
+	if err != nil {
+		return err
+	}
+	_, imageIDs, err := k.withNodeImages()
+	if err != nil {
+		return err
+	}
+	name := k.config.ClusterName(imageIDs...)
+	if readRunMarker(o.StateDir, name) != o.RunID {
+		return nil
+	}
+	return deleteCluster(k.provider, o.StateDir, name)
+}
+
 // CreateRunClusters makes the kind clusters of one run (o.RunID) before its suites
 // start, all at once, so that a later suite's cluster is not made in the middle of
 // the run while nothing else happens: the suites then reuse them (the run marker

@@ -14,9 +14,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
+	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/podlifecycle/conformance/framework/cluster"
@@ -148,7 +150,7 @@ func absPath(p string) string {
 	return abs
 }
 
-func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, records map[string]config.Record) error {
+func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, records map[string]config.Record) (err error) {
 	suffix, version := "", pass.ServerVersion
 	if pass.Version != "" {
 		suffix = " " + version
@@ -259,6 +261,13 @@ func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, records ma
 			suitesErr = errors.Join(suitesErr, e.quietAfter(ctx, env, pass, andLabels(flags, entries.QuietLabel), p.ReportJSON, junit))
 			e.phase("suites, the Quiet specs after"+suffix, time.Since(quietStart))
 		}
+	} else if groups := ClusterGroups(suites, pass.SuiteConfigs); len(groups) > 1 {
+		var deleteErr error
+		suitesErr, deleteErr = e.clusterByCluster(ctx, env, cluster.KindOptionsOf(rec), pass.OutDir, flags, groups, p.ReportJSON, junit)
+		e.phase("suites"+suffix, time.Since(start))
+		if deleteErr != nil {
+			defer func() { err = errors.Join(err, deleteErr) }()
+		}
 	} else {
 		args := append(flags, "--output-dir="+pass.OutDir, "--json-report="+p.ReportJSON, "--junit-report="+junit)
 		args = append(args, suites...)
@@ -281,6 +290,78 @@ func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, records ma
 		return fmt.Errorf("the suites%s: %w", suffix, suitesErr)
 	}
 	return nil
+}
+
+// clusterByCluster runs groups (ClusterGroups) one after another, one Ginkgo each,
+// and deletes the clusters a group was the last to use once every group on them has
+// passed, beside the next group's start: a 2-core machine then never carries one
+// cluster's idle nodes while the next is made and measured. Each Ginkgo writes its
+// part of jsonReport and junit in outDir; the parts are merged into them. suitesErr
+// is the suites' failure, deleteErr a cluster that could not be deleted.
+func (e Executor) clusterByCluster(ctx context.Context, env []string, opts cluster.KindOptions, outDir string, flags []string, groups []SuiteGroup, jsonReport, junit string) (suitesErr, deleteErr error) {
+	var failures, deleteErrs []error
+	var jsonParts, junitParts []string
+	failed := map[string]bool{}
+	var mu sync.Mutex
+	var deletions sync.WaitGroup
+	for i, g := range groups {
+		if ctx.Err() != nil {
+			failures = append(failures, fmt.Errorf("interrupted before %s", strings.Join(g.Suites, " ")))
+			break
+		}
+		jsonPart, junitPart := groupPart(jsonReport, i), groupPart(junit, i)
+		jsonParts, junitParts = append(jsonParts, filepath.Join(outDir, jsonPart)), append(junitParts, filepath.Join(outDir, junitPart))
+		args := append(slices.Clone(flags), "--output-dir="+outDir, "--json-report="+jsonPart, "--junit-report="+junitPart)
+		args = append(args, g.Suites...)
+		if err := e.command(ctx, env, e.Ginkgo[0], append(slices.Clone(e.Ginkgo[1:]), args...)...); err != nil {
+			failures = append(failures, fmt.Errorf("%s: %w", strings.Join(g.Suites, " "), err))
+			for _, c := range g.Configs {
+				failed[c] = true
+			}
+			continue
+		}
+		for _, c := range g.Done {
+			if failed[c] || ctx.Err() != nil {
+				continue
+			}
+			deletions.Go(func() {
+				start := time.Now()
+				err := cluster.DeleteRunClusterOf(absPath(c), opts)
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					deleteErrs = append(deleteErrs, fmt.Errorf("deleting the cluster of %s once its suites passed: %w", c, err))
+					return
+				}
+				e.phase("  cluster of "+filepath.Base(c)+" deleted", time.Since(start))
+			})
+		}
+	}
+	deletions.Wait()
+	if _, err := reporters.MergeAndCleanupJSONReports(existing(jsonParts), filepath.Join(outDir, jsonReport)); err != nil {
+		failures = append(failures, fmt.Errorf("merging the suites' JSON reports: %w", err))
+	}
+	if _, err := reporters.MergeAndCleanupJUnitReports(existing(junitParts), filepath.Join(outDir, junit)); err != nil {
+		failures = append(failures, fmt.Errorf("merging the suites' JUnit reports: %w", err))
+	}
+	return errors.Join(failures...), errors.Join(deleteErrs...)
+}
+
+// groupPart names the part of report one group's Ginkgo writes: e2e.json → e2e.group1.part.json.
+func groupPart(report string, i int) string {
+	ext := filepath.Ext(report)
+	return fmt.Sprintf("%s.group%d.part%s", strings.TrimSuffix(report, ext), i+1, ext)
+}
+
+// existing is those of paths that exist (a Ginkgo that never started wrote none).
+func existing(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if _, err := os.Stat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // andLabels is flags with their label filter narrowed by and.

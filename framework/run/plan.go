@@ -1,7 +1,8 @@
 // Package run plans and runs what `make e2e` does: per Kubernetes version the
 // version's images, the kind clusters of the run made ahead of the suites, the
-// suites (one Ginkgo run, or, for a run of every spec, side by side and then the Quiet specs), the run's clusters
-// deleted once every suite passed, the report, and the wall time of each phase. The
+// suites (one Ginkgo per cluster, each cluster deleted once its suites passed; or, for
+// a run of every spec in STREAMS, side by side and then the Quiet specs), the run's
+// clusters deleted once every suite passed, the report, and the wall time of each phase. The
 // plan is a value (Plan) computed from the options alone, so that which clusters,
 // suites, filters and versions a run takes is unit-tested without Docker; Execute
 // carries it out.
@@ -92,6 +93,43 @@ type VersionPass struct {
 	FocusFiles []string
 	// GinkgoFlags: the flags of every Ginkgo run of the pass, reports excluded.
 	GinkgoFlags []string
+	// SuiteConfigs: the kind configs each suite's specs use (KindConfigs), for a run
+	// on kind clusters in one stream: its suites run cluster by cluster
+	// (ClusterGroups), each cluster deleted once the last suite on it has passed.
+	SuiteConfigs map[string][]string
+}
+
+// SuiteGroup is a run of consecutive suites on the same kind clusters.
+type SuiteGroup struct {
+	Suites, Configs []string
+	// Done: the configs of Configs no later group uses, whose clusters can go once
+	// this group has passed.
+	Done []string
+}
+
+// ClusterGroups groups suites, in their order, by the kind configs they use
+// (configsOf), so that a run in one stream can delete a cluster as soon as the
+// suites on it are done, before the next cluster is made.
+func ClusterGroups(suites []string, configsOf map[string][]string) []SuiteGroup {
+	var groups []SuiteGroup
+	for _, s := range suites {
+		c := configsOf[s]
+		if n := len(groups); n > 0 && slices.Equal(groups[n-1].Configs, c) {
+			groups[n-1].Suites = append(groups[n-1].Suites, s)
+			continue
+		}
+		groups = append(groups, SuiteGroup{Suites: []string{s}, Configs: c})
+	}
+	later := map[string]bool{}
+	for i := len(groups) - 1; i >= 0; i-- {
+		for _, c := range groups[i].Configs {
+			if !later[c] {
+				groups[i].Done = append(groups[i].Done, c)
+			}
+			later[c] = true
+		}
+	}
+	return groups
 }
 
 // NewPlan plans a run of the suites in repo (the repository's files: the kind
@@ -116,14 +154,18 @@ func NewPlan(o Options, repo fs.FS) (Plan, error) {
 	// side, the Quiet specs of the default set after them.
 	whole := !o.ExistingCluster() && !o.RerunFailed && o.Focus == "" && (labels == "!Slow" || labels == "Slow")
 	suites, configs, focusFiles := o.Suites, []string(nil), []string(nil)
+	suiteConfigs := map[string][]string{}
+	configsOf := KindConfigs(repo)
+	for _, s := range o.Suites {
+		c, err := configsOf(s)
+		if err != nil {
+			return Plan{}, err
+		}
+		suiteConfigs[s] = c
+	}
 	if o.Shard.Whole() {
-		configsOf := KindConfigs(repo)
 		for _, s := range o.Suites {
-			c, err := configsOf(s)
-			if err != nil {
-				return Plan{}, err
-			}
-			configs = append(configs, c...)
+			configs = append(configs, suiteConfigs[s]...)
 		}
 		slices.Sort(configs)
 		configs = slices.Compact(configs)
@@ -179,6 +221,9 @@ func NewPlan(o Options, repo fs.FS) (Plan, error) {
 			Suites:        suites,
 			FocusFiles:    focusFiles,
 			GinkgoFlags:   flags,
+		}
+		if !o.ExistingCluster() && len(streams) == 0 {
+			pass.SuiteConfigs = suiteConfigs
 		}
 		if v != "" {
 			pass.OutDir = filepath.Join(o.Artifacts, v)

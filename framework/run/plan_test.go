@@ -100,6 +100,29 @@ func TestWholeRunInOneStreamMakesEachClusterAsItsSuitesStart(t *testing.T) {
 	}
 }
 
+func TestOneStreamRunsClusterByCluster(t *testing.T) {
+	suites := []string{"./suites/lifecycle", "./suites/restart", "./suites/restart/profiles", "./suites/lifecycle/nodeloss"}
+	v := plan(t, Options{Config: config.Config{Labels: "!Slow"}, Suites: suites}).Versions[0]
+	got := ClusterGroups(v.Suites, v.SuiteConfigs)
+	want := []SuiteGroup{
+		{Suites: suites[:2], Configs: []string{"kind-configs/default.yaml"}, Done: []string{"kind-configs/default.yaml"}},
+		{Suites: suites[2:], Configs: []string{"kind-configs/backoff-profiles.yaml"}, Done: []string{"kind-configs/backoff-profiles.yaml"}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("groups %+v, want %+v", got, want)
+	}
+	// A cluster a later suite needs again is not done until that suite.
+	back := ClusterGroups([]string{"a", "b", "c"}, map[string][]string{"a": {"x"}, "b": {"y"}, "c": {"x"}})
+	if len(back) != 3 || back[0].Done != nil || !reflect.DeepEqual(back[2].Done, []string{"x"}) || !reflect.DeepEqual(back[1].Done, []string{"y"}) {
+		t.Errorf("groups %+v, want x done only after c", back)
+	}
+	// On a cluster of yours nothing is grouped (nothing is made or deleted).
+	mine := plan(t, Options{Config: config.Config{Labels: "!Slow", Kubeconfig: "/kubeconfig"}, Suites: suites}).Versions[0]
+	if g := ClusterGroups(mine.Suites, mine.SuiteConfigs); len(g) != 1 {
+		t.Errorf("a cluster of yours: %d groups, want one Ginkgo over every suite", len(g))
+	}
+}
+
 func TestPartialRunsMakeNothingAhead(t *testing.T) {
 	for name, o := range map[string]Options{
 		"a label of its own": {Config: config.Config{Labels: "PL-1 || PC-2"}},

@@ -16,9 +16,10 @@ ARTIFACTS ?= _artifacts
 # restart/profiles checks crash-loop backoff under kubelet profiles on a cluster of its
 # own (kind-configs/backoff-profiles.yaml); termination/gated shares that cluster for
 # the termination statements that need cluster settings (ContainerStopSignals, a low
-# terminated-pod-gc-threshold); lifecycle/nodeloss (Slow only) loses two workers of it
-# that only it uses, and lifecycle/pressure drains a third (kubectl drain) and drives it
-# into memory pressure.
+# terminated-pod-gc-threshold), and lifecycle/pressure drains a worker of it (kubectl
+# drain) and drives it into memory pressure; lifecycle/nodeloss (Slow only) loses the
+# two workers of a cluster of its own (kind-configs/node-loss.yaml), made only when its
+# specs run.
 SUITES   := cluster lifecycle restart probes termination declaredfeatures restart/profiles termination/gated lifecycle/nodeloss lifecycle/pressure
 # How make e2e runs them: in this order, one Ginkgo per cluster (the default cluster's
 # suites, then the backoff-profiles cluster's), each suite making its cluster as it

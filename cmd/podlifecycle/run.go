@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -83,7 +84,10 @@ func newRecord() config.Record {
 func execute(o run.Options, plan run.Plan, ginkgo []string, rec config.Record) error {
 	ctx, stop := run.Interrupts(context.Background())
 	defer stop()
+	cpu := run.StartCPULoad(run.ReadProcStatFile, runtime.NumCPU(), 2*time.Second)
+	defer cpu.Stop()
 	return run.Executor{
+		CPU:    cpu,
 		Ginkgo: ginkgo,
 		Env:    childEnv(),
 		Out:    os.Stdout,

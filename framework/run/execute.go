@@ -43,6 +43,8 @@ type Executor struct {
 	// Record is the run's record as far as the caller knows it (ID, start, commit);
 	// Execute adds each pass's own values and writes it into every pass's directory.
 	Record config.Record
+	// CPU, when set, adds to each phase's line how busy the machine's cores were.
+	CPU *CPULoad
 }
 
 // ErrSpecsFailed marks a run whose suites ran and some spec failed (exit status 1),
@@ -526,7 +528,7 @@ func (e Executor) suitePhases(jsonPath string) {
 		return
 	}
 	for _, s := range suites {
-		e.phase("  "+suitesDir.ReplaceAllString(s.SuitePath, "suites/"), s.RunTime)
+		e.phaseAt("  "+suitesDir.ReplaceAllString(s.SuitePath, "suites/"), s.StartTime, s.StartTime.Add(s.RunTime))
 	}
 }
 
@@ -535,14 +537,21 @@ var suitesDir = regexp.MustCompile(`^.*/suites/`)
 // phase appends one line to the phases file: the name and the wall time in whole
 // seconds, as the image build writes its own.
 func (e Executor) phase(name string, d time.Duration) {
+	now := time.Now()
+	e.phaseAt(name, now.Add(-d), now)
+}
+
+// phaseAt is phase of the span from start to end, with the cores busy over it when
+// e.CPU sampled them.
+func (e Executor) phaseAt(name string, start, end time.Time) {
 	f, err := os.OpenFile(e.Phases, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		fmt.Fprintln(e.Err, err)
 		return
 	}
 	defer f.Close()
-	secs := int(d.Seconds())
-	fmt.Fprintf(f, "%-40s %4dm%02ds\n", name, secs/60, secs%60)
+	secs := int(end.Sub(start).Seconds())
+	fmt.Fprintf(f, "%-40s %4dm%02ds%s\n", name, secs/60, secs%60, e.CPU.column(start, end))
 }
 
 // command runs one step. On SIGTERM to the run (ctx ends) the step gets SIGINT, as

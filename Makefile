@@ -20,7 +20,7 @@ ARTIFACTS ?= _artifacts
 # drain) and drives it into memory pressure; lifecycle/nodeloss (Slow only) loses the
 # two workers of a cluster of its own (kind-configs/node-loss.yaml), made only when its
 # specs run.
-SUITES   := cluster lifecycle restart probes termination declaredfeatures restart/profiles termination/gated lifecycle/nodeloss lifecycle/pressure
+SUITES   := cluster lifecycle restart probes termination declaredfeatures restart/profiles termination/gated lifecycle/pressure lifecycle/nodeloss
 # How make e2e runs them: in this order, one Ginkgo per cluster (the default cluster's
 # suites, then the backoff-profiles cluster's), each suite making its cluster as it
 # starts and each cluster deleted once its suites have passed, so that neither
@@ -31,7 +31,7 @@ SUITES   := cluster lifecycle restart probes termination declaredfeatures restar
 # STREAMS runs them side by side instead, both clusters made ahead, on a machine with
 # room for it: three Ginkgo runs at once, each over the suites of its stream in turn,
 # for example
-#   make e2e STREAMS='cluster restart declaredfeatures termination | lifecycle probes | restart/profiles termination/gated lifecycle/nodeloss lifecycle/pressure'
+#   make e2e STREAMS='cluster restart declaredfeatures termination | lifecycle probes | restart/profiles termination/gated lifecycle/pressure lifecycle/nodeloss'
 # (13-15 minutes warm on 2026-12-03's machine); the specs labelled Quiet then run after
 # the streams, alone.
 STREAMS  :=

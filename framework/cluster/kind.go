@@ -397,24 +397,24 @@ func DeleteRunClusters(o KindOptions, runID string) error {
 // config at configPath, once the last suite on it has passed, so that its idle nodes
 // do not load the machine while the run's next cluster is made and measured. A
 // cluster the run did not make (no run marker of o.RunID), or none at all, is left
-// alone; KEEP_CLUSTERS keeps it for DeleteRunClusters to name.
-func DeleteRunClusterOf(configPath string, o KindOptions) error {
+// alone (deleted false); KEEP_CLUSTERS keeps it for DeleteRunClusters to name.
+func DeleteRunClusterOf(configPath string, o KindOptions) (deleted bool, err error) {
 	if o.RunID == "" || o.KeepClusters {
-		return nil
+		return false, nil
 	}
 	k, err := NewKind(configPath, o)
 	if err != nil {
-		return err
+		return false, err
 	}
 	_, imageIDs, err := k.withNodeImages()
 	if err != nil {
-		return err
+		return false, err
 	}
 	name := k.config.ClusterName(imageIDs...)
 	if readRunMarker(o.StateDir, name) != o.RunID {
-		return nil
+		return false, nil
 	}
-	return deleteCluster(k.provider, o.StateDir, name)
+	return true, deleteCluster(k.provider, o.StateDir, name)
 }
 
 // CreateRunClusters makes the kind clusters of one run (o.RunID) before its suites

@@ -51,16 +51,21 @@ func location(root string, l types.CodeLocation) string {
 }
 
 // Kind configs of the suites, for runs whose suites recorded no cluster facts: the
-// Makefile runs restart/profiles, termination/gated, lifecycle/nodeloss and lifecycle/pressure on the
-// backoff-profiles cluster, every other suite on the default one.
+// Makefile runs restart/profiles, termination/gated and lifecycle/pressure on the
+// backoff-profiles cluster, lifecycle/nodeloss on the node-loss cluster, every other
+// suite on the default one.
 const (
 	DefaultConfig         = "kind-configs/default.yaml"
 	BackoffProfilesConfig = "kind-configs/backoff-profiles.yaml"
+	NodeLossConfig        = "kind-configs/node-loss.yaml"
 )
 
 // derivedConfig is the kind config a suite in dir runs on.
 func derivedConfig(dir string) string {
-	for _, d := range []string{"suites/restart/profiles", "suites/termination/gated", "suites/lifecycle/nodeloss", "suites/lifecycle/pressure"} {
+	if dir == "suites/lifecycle/nodeloss" || strings.HasPrefix(dir, "suites/lifecycle/nodeloss/") {
+		return NodeLossConfig
+	}
+	for _, d := range []string{"suites/restart/profiles", "suites/termination/gated", "suites/lifecycle/pressure"} {
 		if dir == d || strings.HasPrefix(dir, d+"/") {
 			return BackoffProfilesConfig
 		}

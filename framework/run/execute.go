@@ -328,14 +328,16 @@ func (e Executor) clusterByCluster(ctx context.Context, env []string, opts clust
 			}
 			deletions.Go(func() {
 				start := time.Now()
-				err := cluster.DeleteRunClusterOf(absPath(c), opts)
+				deleted, err := cluster.DeleteRunClusterOf(absPath(c), opts)
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {
 					deleteErrs = append(deleteErrs, fmt.Errorf("deleting the cluster of %s once its suites passed: %w", c, err))
 					return
 				}
-				e.phase("  cluster of "+filepath.Base(c)+" deleted", time.Since(start))
+				if deleted {
+					e.phaseAt("  cluster of "+filepath.Base(c)+" deleted", start, time.Now())
+				}
 			})
 		}
 	}

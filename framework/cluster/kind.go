@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -418,12 +417,15 @@ func DeleteRunClusterOf(configPath string, o KindOptions) (deleted bool, err err
 }
 
 // CreateRunClusters makes the kind clusters of one run (o.RunID) before its suites
-// start, all at once, so that a later suite's cluster is not made in the middle of
-// the run while nothing else happens: the suites then reuse them (the run marker
+// start, so that a later suite's cluster is not made in the middle of the run while
+// nothing else happens: the suites then reuse them (the run marker
 // makes them the run's own), and DeleteRunClusters deletes them once every suite has
 // passed. A cluster an earlier run kept is adopted the same way: the run marker
 // becomes this run's. Interrupted, it deletes what it had begun to make; a creation that fails
 // keeps its cluster, with a note on how to inspect and delete it, as a suite would.
+// One after another, not at once: creation keeps a 2-core machine's cores busy, so
+// three at once took as long as one after another, and one of them failed kubeadm
+// init's wait for its control plane (2026-12-06, docs/measurements.md).
 func CreateRunClusters(ctx context.Context, configs []string, o KindOptions) error {
 	if o.RunID == "" {
 		return errors.New("the run's clusters need the run's ID")
@@ -437,17 +439,16 @@ func CreateRunClusters(ctx context.Context, configs []string, o KindOptions) err
 		k.adopt = true
 		kinds[i] = k
 	}
-	errs := make([]error, len(kinds))
-	var wg sync.WaitGroup
+	var failed error
 	for i, k := range kinds {
-		wg.Go(func() {
-			if _, err := k.Acquire(ctx); err != nil {
-				errs[i] = fmt.Errorf("%s: %w", configs[i], err)
-			}
-		})
+		if ctx.Err() != nil {
+			break
+		}
+		if _, err := k.Acquire(ctx); err != nil {
+			failed = fmt.Errorf("%s: %w", configs[i], err)
+			break
+		}
 	}
-	wg.Wait()
-	failed := errors.Join(errs...)
 	outcome := Succeeded
 	switch {
 	case ctx.Err() != nil:

@@ -73,7 +73,7 @@ type VersionPass struct {
 	OutDir        string // where its reports and the suites' artifacts go
 	// BuildImages: build what is missing of this version's images first (kind clusters).
 	BuildImages bool
-	// ClustersAhead: the kind configs whose clusters are made, all at once, before
+	// ClustersAhead: the kind configs whose clusters are made, one after another, before
 	// the first suite (a run of every spec; a partial run makes only what its suites
 	// ask for, as they start).
 	ClustersAhead []string

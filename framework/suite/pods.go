@@ -42,8 +42,22 @@ func (e *Env) Namespace(ctx context.Context) string {
 			Fail(fmt.Sprintf("deleting namespace %s: %v", ns.Name, err))
 		}
 	}, NodeTimeout(30*time.Second))
+	// Admission refuses a pod until the controller manager has made the namespace's
+	// default ServiceAccount: on a busy machine that came 2 s late for a Slow spec
+	// (2026-12-06), so the spec waits for it, as Kubernetes' own e2e framework does.
+	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, serviceAccountBound, true, func(ctx context.Context) (bool, error) {
+		_, err := e.Client.CoreV1().ServiceAccounts(ns.Name).Get(ctx, "default", metav1.GetOptions{})
+		return err == nil, nil
+	})
+	if err != nil {
+		Fail(fmt.Sprintf("namespace %s has no default ServiceAccount after %s: %v", ns.Name, serviceAccountBound, err))
+	}
 	return ns.Name
 }
+
+// serviceAccountBound bounds the wait for a new namespace's default ServiceAccount,
+// which the controller manager makes within a second on an idle cluster.
+const serviceAccountBound = time.Minute
 
 // Run starts a timeline for pod, creates it in ns and returns the timeline. The
 // timeline is attached to the spec's report (printed when the spec fails) and saved

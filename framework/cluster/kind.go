@@ -185,12 +185,17 @@ func treeDigest(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), err
 }
 
-func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
+// named is the config kind is given (withNodeImages) and the cluster's name.
+func (k *Kind) named() (v1alpha4.Cluster, string, error) {
 	cfg, imageIDs, err := k.withNodeImages()
+	return cfg, k.config.ClusterName(imageIDs...), err
+}
+
+func (k *Kind) Acquire(ctx context.Context) (*Cluster, error) {
+	cfg, name, err := k.named()
 	if err != nil {
 		return nil, err
 	}
-	name := k.config.ClusterName(imageIDs...)
 	k.name = name
 	requested, _ := k.config.Requested()
 	c := &Cluster{Name: name, Kubeconfig: filepath.Join(k.opts.StateDir, name+".kubeconfig"), Provider: "kind", Requested: requested}
@@ -405,11 +410,10 @@ func DeleteRunClusterOf(configPath string, o KindOptions) (deleted bool, err err
 	if err != nil {
 		return false, err
 	}
-	_, imageIDs, err := k.withNodeImages()
+	_, name, err := k.named()
 	if err != nil {
 		return false, err
 	}
-	name := k.config.ClusterName(imageIDs...)
 	if readRunMarker(o.StateDir, name) != o.RunID {
 		return false, nil
 	}

@@ -60,14 +60,16 @@ const (
 	NodeLossConfig        = "kind-configs/node-loss.yaml"
 )
 
-// derivedConfig is the kind config a suite in dir runs on.
+// derivedConfig is the kind config a suite in dir (or below it) runs on.
 func derivedConfig(dir string) string {
-	if dir == "suites/lifecycle/nodeloss" || strings.HasPrefix(dir, "suites/lifecycle/nodeloss/") {
-		return NodeLossConfig
-	}
-	for _, d := range []string{"suites/restart/profiles", "suites/termination/gated", "suites/lifecycle/pressure"} {
+	for d, config := range map[string]string{
+		"suites/restart/profiles":   BackoffProfilesConfig,
+		"suites/termination/gated":  BackoffProfilesConfig,
+		"suites/lifecycle/pressure": BackoffProfilesConfig,
+		"suites/lifecycle/nodeloss": NodeLossConfig,
+	} {
 		if dir == d || strings.HasPrefix(dir, d+"/") {
-			return BackoffProfilesConfig
+			return config
 		}
 	}
 	return DefaultConfig

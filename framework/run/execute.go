@@ -342,11 +342,19 @@ func (e Executor) clusterByCluster(ctx context.Context, env []string, opts clust
 		}
 	}
 	deletions.Wait()
-	if _, err := reporters.MergeAndCleanupJSONReports(existing(jsonParts), filepath.Join(outDir, jsonReport)); err != nil {
-		failures = append(failures, fmt.Errorf("merging the suites' JSON reports: %w", err))
-	}
-	if _, err := reporters.MergeAndCleanupJUnitReports(existing(junitParts), filepath.Join(outDir, junit)); err != nil {
-		failures = append(failures, fmt.Errorf("merging the suites' JUnit reports: %w", err))
+	// Ginkgo's merge skips a part a Ginkgo that never started did not write, and says so.
+	for _, merge := range []struct {
+		parts []string
+		into  string
+		with  func([]string, string) ([]string, error)
+	}{{jsonParts, jsonReport, reporters.MergeAndCleanupJSONReports}, {junitParts, junit, reporters.MergeAndCleanupJUnitReports}} {
+		msgs, err := merge.with(merge.parts, filepath.Join(outDir, merge.into))
+		for _, m := range msgs {
+			fmt.Fprintln(e.Out, m)
+		}
+		if err != nil {
+			failures = append(failures, fmt.Errorf("merging the suites' reports into %s: %w", merge.into, err))
+		}
 	}
 	return errors.Join(failures...), errors.Join(deleteErrs...)
 }
@@ -355,17 +363,6 @@ func (e Executor) clusterByCluster(ctx context.Context, env []string, opts clust
 func groupPart(report string, i int) string {
 	ext := filepath.Ext(report)
 	return fmt.Sprintf("%s.group%d.part%s", strings.TrimSuffix(report, ext), i+1, ext)
-}
-
-// existing is those of paths that exist (a Ginkgo that never started wrote none).
-func existing(paths []string) []string {
-	var out []string
-	for _, p := range paths {
-		if _, err := os.Stat(p); err == nil {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // andLabels is flags with their label filter narrowed by and.

@@ -24,7 +24,7 @@ const keptWindow = 3*podGCPeriod + 10*time.Second
 // stay at or below the threshold of five; the premise is checked on every poll.
 var _ = Describe("Terminated pods below terminated-pod-gc-threshold", Label("Slow"), func() {
 	It("stay in the API, Succeeded or Failed, until a person or a controller deletes them", Label("TM-18"),
-		suite.Timeout(2*podGCBound, suite.PodStartBound, keptWindow), func(ctx SpecContext) {
+		suite.Timeout(2*podGCBound, terminalBound, keptWindow), func(ctx SpecContext) {
 			threshold := terminatedPodGCThreshold(ctx)
 			ns := env.Namespace(ctx)
 			want := map[string]corev1.PodPhase{"succeeded-0": corev1.PodSucceeded, "succeeded-1": corev1.PodSucceeded, "failed-0": corev1.PodFailed}
@@ -43,7 +43,7 @@ var _ = Describe("Terminated pods below terminated-pod-gc-threshold", Label("Slo
 				}
 				tls = append(tls, env.Run(ctx, ns, pod))
 			}
-			Eventually(phasesOf).WithContext(ctx).WithArguments(tls).WithTimeout(suite.PodStartBound).Should(Equal(want))
+			Eventually(phasesOf).WithContext(ctx).WithArguments(tls).WithTimeout(terminalBound).Should(Equal(want))
 
 			// A cluster that deletes terminated pods below the threshold (a PodGC that
 			// ignores it, a TTL of its own) shows a pod missing here, its timeline ending

@@ -150,8 +150,8 @@ func NewPlan(o Options, repo fs.FS) (Plan, error) {
 	}
 	flags := GinkgoFlags(o, labels)
 	// A run of every spec (the whole default set or the whole Slow set, no focus, not
-	// a rerun) on kind clusters makes its clusters ahead and runs its suites side by
-	// side, the Quiet specs of the default set after them.
+	// a rerun) on kind clusters with STREAMS named makes its clusters ahead and runs
+	// the streams side by side, the Quiet specs of the default set after them.
 	whole := !o.ExistingCluster() && !o.RerunFailed && o.Focus == "" && (labels == "!Slow" || labels == "Slow")
 	suites, configs, focusFiles := o.Suites, []string(nil), []string(nil)
 	suiteConfigs := map[string][]string{}
@@ -183,7 +183,7 @@ func NewPlan(o Options, repo fs.FS) (Plan, error) {
 	var ahead []string
 	var streams [][]string
 	if whole {
-		streams = streamsOf(suites, o.Streams, labels == "Slow")
+		streams = streamsOf(suites, o.Streams)
 		// Side by side, every cluster is needed at once; in one stream, each suite
 		// makes its cluster as it starts, so that a cluster's idle nodes do not load
 		// the machine while the other cluster's suites measure.
@@ -254,13 +254,10 @@ func GinkgoFlags(o Options, labels string) []string {
 
 // streamsOf groups the run's suites (package paths) into the streams named (suite
 // names, as sidebyside.Name gives them), in the streams' order, each suite no stream
-// names in one of its own after them; each suite is its own stream when apart is set
-// (the Slow set: its specs wait minutes and disturb no node). Nil when there would be
-// only one stream.
-func streamsOf(suites []string, named [][]string, apart bool) [][]string {
-	if apart {
-		named = nil
-	}
+// names in one of its own after them. Nil when none is named or there would be only
+// one stream. The Slow set too runs cluster by cluster by default: its suites side by
+// side kept both cores busy (1.8-2.0) and made RS-7's crash loops late (2026-12-06).
+func streamsOf(suites []string, named [][]string) [][]string {
 	byName := map[string]string{}
 	for _, s := range suites {
 		byName[sidebyside.Name(s)] = s
@@ -278,7 +275,7 @@ func streamsOf(suites []string, named [][]string, apart bool) [][]string {
 			out = append(out, stream)
 		}
 	}
-	if len(named) == 0 && !apart {
+	if len(named) == 0 {
 		return nil
 	}
 	for _, s := range suites {

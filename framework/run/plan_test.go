@@ -79,11 +79,16 @@ func TestWholeRunMakesItsClustersAhead(t *testing.T) {
 	}
 }
 
-func TestSlowSetRunsSideBySide(t *testing.T) {
-	o := Options{Config: config.Config{Labels: "Slow"}, Suites: []string{"./suites/lifecycle", "./suites/restart"}, Streams: [][]string{{"lifecycle", "restart"}}}
-	v := plan(t, o).Versions[0]
+func TestSlowSetRunsClusterByClusterUnlessStreamsAreNamed(t *testing.T) {
+	suites := []string{"./suites/lifecycle", "./suites/restart", "./suites/restart/profiles"}
+	v := plan(t, Options{Config: config.Config{Labels: "Slow"}, Suites: suites}).Versions[0]
+	if len(v.Streams) > 0 || len(v.ClustersAhead) > 0 || len(ClusterGroups(v.Suites, v.SuiteConfigs)) != 2 {
+		t.Errorf("Slow: %+v, want its suites cluster by cluster, no cluster made ahead", v)
+	}
+	o := Options{Config: config.Config{Labels: "Slow"}, Suites: suites[:2], Streams: [][]string{{"lifecycle"}, {"restart"}}}
+	v = plan(t, o).Versions[0]
 	if want := [][]string{{"./suites/lifecycle"}, {"./suites/restart"}}; !reflect.DeepEqual(v.Streams, want) || v.QuietAfter || len(v.ClustersAhead) != 1 {
-		t.Errorf("Slow: %+v, want each suite side by side with its clusters made ahead, no Quiet specs after", v)
+		t.Errorf("Slow with STREAMS: %+v, want the streams side by side with their clusters made ahead, no Quiet specs after", v)
 	}
 }
 

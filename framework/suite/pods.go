@@ -45,9 +45,13 @@ func (e *Env) Namespace(ctx context.Context) string {
 	// Admission refuses a pod until the controller manager has made the namespace's
 	// default ServiceAccount: on a busy machine that came 2 s late for a Slow spec
 	// (2026-12-06), so the spec waits for it, as Kubernetes' own e2e framework does.
+	// Only "not found yet" is waited out: any other error (RBAC) fails at once.
 	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, serviceAccountBound, true, func(ctx context.Context) (bool, error) {
 		_, err := e.Client.CoreV1().ServiceAccounts(ns.Name).Get(ctx, "default", metav1.GetOptions{})
-		return err == nil, nil
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return err == nil, err
 	})
 	if err != nil {
 		Fail(fmt.Sprintf("namespace %s has no default ServiceAccount after %s: %v", ns.Name, serviceAccountBound, err))

@@ -343,19 +343,17 @@ func (e Executor) clusterByCluster(ctx context.Context, env []string, opts clust
 	}
 	deletions.Wait()
 	// Ginkgo's merge skips a part a Ginkgo that never started did not write, and says so.
-	for _, merge := range []struct {
-		parts []string
-		into  string
-		with  func([]string, string) ([]string, error)
-	}{{jsonParts, jsonReport, reporters.MergeAndCleanupJSONReports}, {junitParts, junit, reporters.MergeAndCleanupJUnitReports}} {
-		msgs, err := merge.with(merge.parts, filepath.Join(outDir, merge.into))
+	merge := func(parts []string, into string, with func([]string, string) ([]string, error)) {
+		msgs, err := with(parts, filepath.Join(outDir, into))
 		for _, m := range msgs {
 			fmt.Fprintln(e.Out, m)
 		}
 		if err != nil {
-			failures = append(failures, fmt.Errorf("merging the suites' reports into %s: %w", merge.into, err))
+			failures = append(failures, fmt.Errorf("merging the suites' reports into %s: %w", into, err))
 		}
 	}
+	merge(jsonParts, jsonReport, reporters.MergeAndCleanupJSONReports)
+	merge(junitParts, junit, reporters.MergeAndCleanupJUnitReports)
 	return errors.Join(failures...), errors.Join(deleteErrs...)
 }
 

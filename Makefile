@@ -110,15 +110,16 @@ test-images: $(PL)
 	TEST_IMAGES_ONLY=1 $(PL) images $(if $(OUT),-out '$(OUT)')
 
 # The kill matrix (not part of make e2e): each kubelet patch of images/mutants/ built
-# from the v1.37.2 source (images/mutants.sh), put into the workers of the kept kind
-# clusters, and the specs of the statements it names run against it, after the stock
-# kubelet through the same machinery (framework/mutants). ONLY=12,13 runs those
+# from the v1.37.2 source (images/mutants.sh), put into the workers of the kind
+# clusters (one at a time, as make e2e runs them), and the specs of the statements it
+# names run against it, after the stock kubelet through the same machinery
+# (framework/mutants). ONLY=12,13 runs those
 # mutants again and keeps the other rows. The matrix:
 # $(ARTIFACTS)/mutants/kill-matrix.{json,md}, and in report.html; a full run (no ONLY)
 # also writes docs/kill-matrix.md, the one the README quotes.
 ONLY ?=
 mutants: images
-	$(PL) mutants -out $(ARTIFACTS)/mutants -suites '$(filter-out lifecycle/nodeloss,$(SUITES))' $(if $(ONLY),-only '$(ONLY)' -reuse-stock)
+	$(PL) mutants -out $(ARTIFACTS)/mutants -suites '$(filter-out lifecycle/nodeloss,$(SUITES))' $(call flag_of,KEEP_CLUSTERS,keep-clusters) $(if $(ONLY),-only '$(ONLY)' -reuse-stock)
 	$(if $(ONLY),,cp $(ARTIFACTS)/mutants/kill-matrix.md docs/kill-matrix.md)
 
 # Writes report.html and report.md again from the saved artifacts of the last run

@@ -88,9 +88,9 @@ type Matrix struct {
 	StockFailed []string      `json:"stockFailed,omitempty"`
 	Rows        []Row         `json:"rows"`
 	WallTime    time.Duration `json:"wallTimeNs"`
-	// Where the last run's time went before the mutants: clusters made or found,
-	// suites compiled, kubelets built (or taken from images/mutants.sh's cache), the
-	// stock run.
+	// Where the last run's time went besides the mutants' own runs: kubelets built
+	// (or taken from images/mutants.sh's cache), suites compiled, each cluster made
+	// or found, the stock run on it.
 	Phases []Phase `json:"phases,omitempty"`
 }
 
@@ -272,7 +272,7 @@ func (m Matrix) Markdown() string {
 		for _, p := range m.Phases {
 			ps = append(ps, fmt.Sprintf("%s %s", p.Name, p.Took.Round(time.Second)))
 		}
-		fmt.Fprintf(&b, "Before the mutants: %s.\n\n", strings.Join(ps, "; "))
+		fmt.Fprintf(&b, "Besides the mutants' runs: %s.\n\n", strings.Join(ps, "; "))
 	}
 	render.WriteKillMatrixMarkdown(&b, m.View())
 	return b.String()

@@ -9,12 +9,16 @@
 //
 //	podlifecycle mutants [-only 12,13] [-suites 'lifecycle restart …']
 //
-// The clusters are the suites' own (their kind configs), made or reused and kept
-// (KEEP_CLUSTERS): the kubelet changes every run, the clusters do not. The control
-// plane keeps its kubelet, and so does a worker whose node image carries a kubelet
-// of another version (the v1.36.3 worker). The suites are compiled once, before the
-// first run, so that editing a spec while the matrix runs changes nothing of it. At
-// the end, and on Ctrl-C, every worker gets the stock kubelet back.
+// Every kubelet is built first; then the matrix runs one cluster at a time, as make
+// e2e does: the cluster of a kind config (made, or found kept), the stock kubelet and
+// then each mutant on the suites of that config, and the cluster deleted before the
+// next is made (kept with KEEP_CLUSTERS, or where the stock kubelet failed). A mutant
+// with statements on two clusters runs on both and is classified once both have run.
+// The control plane keeps its kubelet, and so does a worker whose node image carries
+// a kubelet of another version (the v1.36.3 worker). The suites are compiled once,
+// before the first run, so that editing a spec while the matrix runs changes nothing
+// of it. At the end of each cluster's share, and on Ctrl-C, every worker gets the
+// stock kubelet back.
 
 package mutants
 
@@ -33,7 +37,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -45,9 +48,9 @@ import (
 )
 
 type options struct {
-	patches, out, suites, only, ginkgo string
-	procs                              int
-	reuseStock, reclassify             bool
+	patches, out, suites, only, ginkgo   string
+	procs                                int
+	reuseStock, reclassify, keepClusters bool
 }
 
 // RunMatrix is the mutants command (podlifecycle mutants ARGS…): it runs the kill
@@ -62,6 +65,7 @@ func RunMatrix(args []string) error {
 	flag.StringVar(&o.ginkgo, "ginkgo", "go tool ginkgo", "the ginkgo command")
 	flag.IntVar(&o.procs, "procs", 4, "Ginkgo processes per run")
 	flag.BoolVar(&o.reuseStock, "reuse-stock", false, "keep the stock run of an earlier matrix in -out instead of running it again")
+	flag.BoolVar(&o.keepClusters, "keep-clusters", false, "keep the clusters the matrix makes (KEEP_CLUSTERS); without it each is deleted once its mutants have run, unless the stock kubelet failed there")
 	flag.BoolVar(&o.reclassify, "reclassify", false, "run nothing: classify again, from the saved runs in -out, every mutant of the matrix there (after a change to a patch's header, say)")
 	if err := flag.Parse(args); err != nil {
 		return err
@@ -94,6 +98,16 @@ func RunMatrix(args []string) error {
 	if err != nil {
 		return err
 	}
+	// The suites that hold a statement of a selected mutant (or, for the stock run,
+	// of any mutant), by cluster, in the order of -suites.
+	wanted := Statements(all)
+	if o.reuseStock {
+		wanted = Statements(selected)
+	}
+	groups, err := index.groups(suites, index.suitesOf(wanted))
+	if err != nil {
+		return err
+	}
 	out, err := filepath.Abs(o.out)
 	if err != nil {
 		return err
@@ -101,48 +115,13 @@ func RunMatrix(args []string) error {
 	if err := os.MkdirAll(filepath.Join(out, "kubelets"), 0o755); err != nil {
 		return err
 	}
-
-	// The clusters of every suite that holds a named statement.
-	var needed []string
-	for _, id := range Statements(all) {
-		needed = append(needed, index.suites[id]...)
-	}
-	slices.Sort(needed)
-	needed = slices.Compact(needed)
 	var phases []Phase
 	phase := func(name string, since time.Time) { phases = append(phases, Phase{name, time.Since(since)}) }
-	configs := index.configsOf(needed)
+
+	// Every kubelet is built before the first cluster is made: a build beside a running
+	// spec takes the CPU and the disk that the spec's timing rests on, and a cluster
+	// made first would idle through the builds.
 	t := time.Now()
-	clusters, err := acquire(ctx, configs)
-	if err != nil {
-		return err
-	}
-	// Each cluster's workers, by the kind config it was made from: a mutant's kubelet
-	// goes only to the clusters whose suites hold its statements.
-	workersOf := map[string][]string{}
-	var workers []string
-	for i, c := range clusters {
-		ws, err := swappableWorkers(ctx, c)
-		if err != nil {
-			return err
-		}
-		workersOf[configs[i]] = ws
-		workers = append(workers, ws...)
-	}
-	if len(workers) == 0 {
-		return errors.New("no worker runs the stock v1.37.2 kubelet of its node image")
-	}
-	phase("clusters", t)
-	fmt.Printf("== %d workers take the mutants' kubelets: %s\n", len(workers), strings.Join(workers, " "))
-	t = time.Now()
-
-	binaries, err := compileSuites(ctx, o.ginkgo, needed)
-	if err != nil {
-		return err
-	}
-
-	phase("suites compiled", t)
-	t = time.Now()
 	stockBin := filepath.Join(out, "kubelets", "stock")
 	if err := buildKubelet(ctx, "--stock", stockBin); err != nil {
 		return fmt.Errorf("building the stock kubelet: %w", err)
@@ -151,23 +130,10 @@ func RunMatrix(args []string) error {
 	if err != nil {
 		return err
 	}
-	// Whatever happens from here, the workers get their node image's kubelet back.
-	if err := keepImageKubelets(ctx, workers); err != nil {
-		return err
-	}
-	defer func() {
-		restoreCtx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		if err := restoreImageKubelets(restoreCtx, workers); err != nil {
-			fmt.Fprintf(os.Stderr, "mutants: putting the node image's kubelet back: %v\n  (each worker keeps it as %s; `make clean` deletes the clusters)\n", err, imageKubelet)
-		}
-	}()
-
 	previous, _ := ReadJSON(filepath.Join(out, "kill-matrix.json"))
-	matrix := Matrix{Date: time.Now(), Commit: commit(), StockSHA256: stockSum, Phases: phases}
-
-	// Every mutant's kubelet is built before the first run: a build beside a running
-	// spec takes the CPU and the disk that the spec's timing rests on.
+	if o.reuseStock && previous.StockSHA256 != stockSum {
+		return fmt.Errorf("-reuse-stock: the stock kubelet built now (sha256 %.12s) is not the one of the matrix in %s (%.12s): run the whole matrix", stockSum, out, previous.StockSHA256)
+	}
 	builds := map[string]built{}
 	for _, m := range selected {
 		bin := filepath.Join(out, "kubelets", m.Name)
@@ -176,44 +142,211 @@ func RunMatrix(args []string) error {
 			return ctx.Err()
 		}
 	}
-	matrix.Phases = append(matrix.Phases, Phase{fmt.Sprintf("%d kubelets built or taken from the cache", len(selected)+1), time.Since(t)})
+	phase(fmt.Sprintf("%d kubelets built or taken from the cache", len(selected)+1), t)
+
 	t = time.Now()
-	r := runner{o: o, out: out, cat: cat, suites: suites, index: index, binaries: binaries, workersOf: workersOf, builds: builds}
-	stockDir := filepath.Join(out, "stock")
-	var stockDoc report.Document
-	if o.reuseStock && previous.StockSHA256 == stockSum {
-		stockDoc, err = r.document(stockDir)
-		matrix.StockGreen, matrix.StockFailed = previous.StockGreen, previous.StockFailed
-	} else {
-		fmt.Printf("== stock kubelet (sha256 %s): every statement the mutants name\n", stockSum[:12])
-		if err := install(ctx, workers, stockBin, stockSum); err != nil {
+	var needed []string
+	for _, g := range groups {
+		needed = append(needed, g.suites...)
+	}
+	binaries, err := compileSuites(ctx, o.ginkgo, needed)
+	if err != nil {
+		return err
+	}
+	phase("suites compiled", t)
+
+	// Each run's artifacts are this matrix's alone: no part of an earlier one is read
+	// with them.
+	stale := []string{}
+	if !o.reuseStock {
+		stale = append(stale, "stock")
+	}
+	for _, m := range selected {
+		stale = append(stale, m.Name)
+	}
+	for _, d := range stale {
+		if err := os.RemoveAll(filepath.Join(out, d)); err != nil {
 			return err
 		}
-		stockDoc, err = r.specs(ctx, stockDir, Statements(all))
-		if err == nil {
-			for _, f := range stockDoc.Failures {
-				matrix.StockFailed = append(matrix.StockFailed, fmt.Sprintf("%s (%s)", f.Spec.Text, f.Location))
-			}
-			matrix.StockGreen = len(matrix.StockFailed) == 0
+	}
+	r := runner{o: o, out: out, cat: cat, suites: suites, index: index, binaries: binaries, builds: builds}
+	mx := &matrixRun{runner: r, all: all, selected: selected, groups: groups, start: start,
+		matrix:   Matrix{Date: time.Now(), Commit: commit(), StockSHA256: stockSum, Phases: phases},
+		previous: previous, stockBin: stockBin, stockSum: stockSum, reuseStock: o.reuseStock,
+		progress: map[string]*progress{}}
+	if o.reuseStock {
+		mx.matrix.StockGreen, mx.matrix.StockFailed = previous.StockGreen, previous.StockFailed
+	}
+	for _, m := range selected {
+		mx.progress[m.Name] = &progress{groupsLeft: len(groupsOf(groups, index.suitesOf(m.Breaks)))}
+	}
+	// One cluster at a time, as make e2e runs: the stock kubelet and then every
+	// mutant on the suites of that cluster, which is deleted before the next is made.
+	for _, g := range groups {
+		if err := mx.runGroup(ctx, g); err != nil {
+			return err
 		}
 	}
-	if err != nil {
-		return fmt.Errorf("the stock kubelet's run: %w", err)
+	for _, m := range selected {
+		if p := mx.progress[m.Name]; p.row == nil {
+			p.unrelated = append(p.unrelated, fmt.Sprintf("no suite of -suites holds a spec of %s", strings.Join(m.Breaks, " ")))
+			row := mx.classify(m, report.Document{}, p)
+			p.row = &row
+		}
 	}
-	matrix.Phases = append(matrix.Phases, Phase{"stock run", time.Since(t)})
-	fmt.Printf("   stock: %s\n", map[bool]string{true: "every spec green", false: "FAILED: " + strings.Join(matrix.StockFailed, "; ")}[matrix.StockGreen])
+	if err := mx.write(); err != nil {
+		return err
+	}
+	fmt.Printf("== kill matrix: %s; wall time %s\n   %s\n", mx.matrix.Counts(), time.Since(start).Round(time.Second), filepath.Join(out, "kill-matrix.md"))
+	return nil
+}
 
-	for _, m := range all {
-		if !slices.ContainsFunc(selected, func(s Mutant) bool { return s.Name == m.Name }) {
-			if i := slices.IndexFunc(previous.Rows, func(r Row) bool { return r.Mutant == m.Name }); i >= 0 {
-				matrix.Rows = append(matrix.Rows, previous.Rows[i])
-			}
-			continue
+// group is one cluster's share of the matrix: its kind config and the suites (those
+// the matrix needs) whose specs run on it.
+type group struct {
+	config string
+	suites []string
+}
+
+// name is the group's folder in each run's artifacts: the kind config's name.
+func (g group) name() string { return strings.TrimSuffix(filepath.Base(g.config), ".yaml") }
+
+// groupsOf are the groups that hold at least one of suites.
+func groupsOf(groups []group, suites []string) []group {
+	var out []group
+	for _, g := range groups {
+		if slices.ContainsFunc(g.suites, func(s string) bool { return slices.Contains(suites, s) }) {
+			out = append(out, g)
 		}
+	}
+	return out
+}
+
+// progress is one selected mutant's runs so far: a mutant whose statements are on
+// two clusters runs twice, and is classified once both have run.
+type progress struct {
+	ran        bool // a run of it wrote its report
+	groupsLeft int
+	unrelated  []string
+	took       time.Duration
+	sum        string
+	row        *Row
+}
+
+// matrixRun is one make mutants in progress.
+type matrixRun struct {
+	runner
+	all, selected      []Mutant
+	groups             []group
+	start              time.Time
+	matrix, previous   Matrix
+	stockBin, stockSum string
+	reuseStock         bool
+	progress           map[string]*progress
+}
+
+// runGroup makes (or finds) group g's cluster, runs the stock kubelet and each
+// selected mutant with statements there on its suites, and releases the cluster: one
+// the matrix made is deleted, unless KEEP_CLUSTERS or the stock kubelet failed there
+// (kept to be inspected, as after a failed make e2e).
+func (mx *matrixRun) runGroup(ctx context.Context, g group) (err error) {
+	t := time.Now()
+	o := cluster.DefaultKindOptions()
+	o.KeepClusters = mx.o.keepClusters
+	k, err := cluster.NewKind(g.config, o)
+	if err != nil {
+		return err
+	}
+	outcome := cluster.Succeeded
+	defer func() {
+		switch {
+		case ctx.Err() != nil:
+			outcome = cluster.Interrupted
+		case err != nil:
+			outcome = cluster.Failed
+		}
+		if rerr := k.Release(context.Background(), nil, outcome); rerr != nil && err == nil {
+			err = rerr
+		}
+	}()
+	c, err := k.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	workers, err := swappableWorkers(ctx, c)
+	if err != nil {
+		return err
+	}
+	if len(workers) == 0 {
+		return fmt.Errorf("no worker of cluster %s runs the stock v1.37.2 kubelet of its node image", c.Name)
+	}
+	if err := keepImageKubelets(ctx, workers); err != nil {
+		return err
+	}
+	// Whatever happens from here, the workers get their node image's kubelet back
+	// (this runs before the cluster's release above).
+	defer func() {
+		restoreCtx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		if err := restoreImageKubelets(restoreCtx, workers); err != nil {
+			fmt.Fprintf(os.Stderr, "mutants: putting the node image's kubelet back: %v\n  (each worker keeps it as %s; `make clean` deletes the clusters)\n", err, imageKubelet)
+		}
+	}()
+	mx.matrix.Phases = append(mx.matrix.Phases, Phase{"cluster " + g.name(), time.Since(t)})
+	fmt.Printf("== cluster %s: %d workers take the mutants' kubelets: %s\n", g.name(), len(workers), strings.Join(workers, " "))
+
+	t = time.Now()
+	stockTop := filepath.Join(mx.out, "stock")
+	if !mx.reuseStock {
+		fmt.Printf("== stock kubelet (sha256 %s) on %s: every statement the mutants name\n", mx.stockSum[:12], g.name())
+		if err := install(ctx, workers, mx.stockBin, mx.stockSum); err != nil {
+			return err
+		}
+		doc, err := mx.specs(ctx, filepath.Join(stockTop, g.name()), Statements(mx.all), g.suites)
+		if err != nil {
+			return fmt.Errorf("the stock kubelet's run on %s: %w", g.name(), err)
+		}
+		for _, f := range doc.Failures {
+			mx.matrix.StockFailed = append(mx.matrix.StockFailed, fmt.Sprintf("%s (%s)", f.Spec.Text, f.Location))
+		}
+		mx.matrix.StockGreen = len(mx.matrix.StockFailed) == 0
+		mx.matrix.Phases = append(mx.matrix.Phases, Phase{"stock run on " + g.name(), time.Since(t)})
+		fmt.Printf("   stock on %s: %s\n", g.name(), map[bool]string{true: "every spec green", false: "FAILED: " + strings.Join(mx.matrix.StockFailed, "; ")}[len(doc.Failures) == 0])
+		if len(doc.Failures) > 0 {
+			outcome = cluster.Failed // kept, to be looked at; the mutants still run
+		}
+	}
+	// The stock run's parts so far: a mutant classified now has all its statements on
+	// this cluster or one before it.
+	stock, err := mx.document(stockTop)
+	if err != nil {
+		return err
+	}
+
+	for _, m := range mx.selected {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		row := r.mutant(ctx, m, stockDoc)
+		p := mx.progress[m.Name]
+		if p.row != nil || len(groupsOf([]group{g}, mx.index.suitesOf(m.Breaks))) == 0 {
+			continue
+		}
+		t := time.Now()
+		sum, err := mx.runMutant(ctx, m, workers, filepath.Join(mx.out, m.Name, g.name()), g.suites)
+		p.took += time.Since(t)
+		p.groupsLeft--
+		p.sum = sum
+		if err != nil {
+			p.unrelated = append(p.unrelated, err.Error())
+		} else {
+			p.ran = true
+		}
+		if p.groupsLeft > 0 && err == nil {
+			fmt.Printf("   %s on %s: run (%s); its other cluster to come\n", m.Name, g.name(), time.Since(t).Round(time.Second))
+			continue
+		}
+		row := mx.classify(m, stock, p)
+		p.row = &row
 		fmt.Printf("   %s: %s (%s)\n", m.Name, row.Verdict(), row.Took.Round(time.Second))
 		for _, c := range row.Cells {
 			fmt.Printf("      %s %s (%s → %s) %s\n", c.Statement, c.Outcome, c.Stock, c.Mutant, c.Evidence)
@@ -221,17 +354,45 @@ func RunMatrix(args []string) error {
 		for _, u := range row.Unrelated {
 			fmt.Printf("      unrelated: %s\n", u)
 		}
-		matrix.Rows = append(matrix.Rows, row)
 		// Written after every mutant: an interrupted matrix keeps what it measured.
-		if err := write(matrix, out, start); err != nil {
+		if err := mx.write(); err != nil {
 			return err
 		}
 	}
-	if err := write(matrix, out, start); err != nil {
-		return err
-	}
-	fmt.Printf("== kill matrix: %s; wall time %s\n   %s\n", matrix.Counts(), time.Since(start).Round(time.Second), filepath.Join(out, "kill-matrix.md"))
 	return nil
+}
+
+// classify is mutant m's row from its runs so far against the stock document.
+func (mx *matrixRun) classify(m Mutant, stock report.Document, p *progress) Row {
+	var doc report.Document
+	if p.ran {
+		d, err := mx.document(filepath.Join(mx.out, m.Name))
+		if err != nil {
+			p.unrelated = append(p.unrelated, err.Error())
+		}
+		doc = d
+	}
+	row := Classify(m, stock, doc)
+	row.Unrelated = append(row.Unrelated, p.unrelated...)
+	row.KubeletSHA256, row.Took = p.sum, p.took
+	return row
+}
+
+// write writes the matrix: the rows of the mutants classified so far, and for those
+// not selected, their rows of the matrix the run started from, in the patches' order.
+func (mx *matrixRun) write() error {
+	m := mx.matrix
+	m.Rows = nil
+	for _, mu := range mx.all {
+		if p, ok := mx.progress[mu.Name]; ok {
+			if p.row != nil {
+				m.Rows = append(m.Rows, *p.row)
+			}
+		} else if i := slices.IndexFunc(mx.previous.Rows, func(r Row) bool { return r.Mutant == mu.Name }); i >= 0 {
+			m.Rows = append(m.Rows, mx.previous.Rows[i])
+		}
+	}
+	return write(m, mx.out, mx.start)
 }
 
 // reclassify rebuilds the matrix in o.out from its saved runs, keeping what only the
@@ -375,15 +536,6 @@ func suiteIndex(suites []string) (index, error) {
 	return ix, nil
 }
 
-func (ix index) configsOf(suites []string) []string {
-	var out []string
-	for _, s := range suites {
-		out = append(out, ix.configs[s]...)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
 func (ix index) suitesOf(ids []string) []string {
 	var out []string
 	for _, id := range ids {
@@ -393,26 +545,25 @@ func (ix index) suitesOf(ids []string) []string {
 	return slices.Compact(out)
 }
 
-// acquire makes (or finds) the cluster of each config, side by side as a run makes
-// its clusters, and keeps them.
-func acquire(ctx context.Context, configs []string) ([]*cluster.Cluster, error) {
-	o := cluster.DefaultKindOptions()
-	o.KeepClusters = true
-	out := make([]*cluster.Cluster, len(configs))
-	errs := make([]error, len(configs))
-	var wg sync.WaitGroup
-	for i, cfg := range configs {
-		k, err := cluster.NewKind(cfg, o)
-		if err != nil {
-			return nil, err
+// groups splits the suites of -suites that are in needed by the kind config their
+// specs name, in the order of -suites. A suite whose specs name two configs would need
+// both clusters at once, which the matrix, one cluster at a time, does not make.
+func (ix index) groups(suites, needed []string) ([]group, error) {
+	var out []group
+	for _, s := range suites {
+		if !slices.Contains(needed, s) {
+			continue
 		}
-		wg.Go(func() {
-			out[i], errs[i] = k.Acquire(ctx)
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+		configs := ix.configs[s]
+		if len(configs) != 1 {
+			return nil, fmt.Errorf("suites/%s names %d kind configs (%v): the kill matrix runs each suite on the one cluster of its config", s, len(configs), configs)
+		}
+		i := slices.IndexFunc(out, func(g group) bool { return g.config == configs[0] })
+		if i < 0 {
+			out = append(out, group{config: configs[0]})
+			i = len(out) - 1
+		}
+		out[i].suites = append(out[i].suites, s)
 	}
 	return out, nil
 }
@@ -560,52 +711,32 @@ type runner struct {
 	suites   []string
 	index    index
 	binaries map[string]string
-	// workersOf: the swappable workers of each kind config's cluster.
-	workersOf map[string][]string
 }
 
-// mutant builds m's kubelet, installs it and runs the specs of its statements.
-func (r runner) mutant(ctx context.Context, m Mutant, stock report.Document) Row {
-	t := time.Now()
-	fail := func(err error) Row {
-		row := Classify(m, stock, report.Document{})
-		row.Unrelated = append(row.Unrelated, err.Error())
-		row.Took = time.Since(t)
-		return row
-	}
+// runMutant installs m's kubelet (built before the matrix started) on workers and runs
+// the specs of its statements in suites into dir; it returns the kubelet's sha256.
+func (r runner) runMutant(ctx context.Context, m Mutant, workers []string, dir string, suites []string) (string, error) {
 	b, ok := r.builds[m.Name]
 	if !ok {
-		return fail(fmt.Errorf("no kubelet built for %s", m.Name))
+		return "", fmt.Errorf("no kubelet built for %s", m.Name)
 	}
 	if b.err != nil {
-		return fail(fmt.Errorf("the mutant did not build: %w", b.err))
+		return "", fmt.Errorf("the mutant did not build: %w", b.err)
 	}
-	bin := b.bin
-	sum, err := fileSHA256(bin)
+	sum, err := fileSHA256(b.bin)
 	if err != nil {
-		return fail(err)
+		return "", err
 	}
-	// The other clusters keep whatever kubelet they have: no spec of m runs there.
-	var workers []string
-	for _, cfg := range r.index.configsOf(r.index.suitesOf(m.Breaks)) {
-		workers = append(workers, r.workersOf[cfg]...)
+	if err := install(ctx, workers, b.bin, sum); err != nil {
+		return sum, err
 	}
-	if err := install(ctx, workers, bin, sum); err != nil {
-		return fail(err)
-	}
-	doc, err := r.specs(ctx, filepath.Join(r.out, m.Name), m.Breaks)
-	if err != nil {
-		return fail(err)
-	}
-	row := Classify(m, stock, doc)
-	row.KubeletSHA256 = sum
-	row.Took = time.Since(t)
-	return row
+	_, err = r.specs(ctx, dir, m.Breaks, suites)
+	return sum, err
 }
 
-// specs runs the specs of statements ids (not Slow) into dir and returns the run's
-// report document, also written there.
-func (r runner) specs(ctx context.Context, dir string, ids []string) (report.Document, error) {
+// specs runs the specs of statements ids (not Slow) that are in suites into dir and
+// returns the run's report document, also written there.
+func (r runner) specs(ctx context.Context, dir string, ids, suites []string) (report.Document, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return report.Document{}, err
 	}
@@ -619,7 +750,9 @@ func (r runner) specs(ctx context.Context, dir string, ids []string) (report.Doc
 		args = append(args, "--no-color")
 	}
 	for _, s := range r.index.suitesOf(ids) {
-		args = append(args, r.binaries[s])
+		if slices.Contains(suites, s) {
+			args = append(args, r.binaries[s])
+		}
 	}
 	log, err := os.Create(filepath.Join(dir, "ginkgo.log"))
 	if err != nil {
@@ -646,19 +779,41 @@ func (r runner) specs(ctx context.Context, dir string, ids []string) (report.Doc
 	return r.document(dir)
 }
 
-func (r runner) document(dir string) (report.Document, error) {
-	runs, err := report.LoadRuns(dir, "e2e.json")
+// document is the report of the runs in top: its own, or, where the matrix ran on
+// several clusters, those of its folders, one per cluster, read as one run. The
+// report is written to top.
+func (r runner) document(top string) (report.Document, error) {
+	runs, err := report.LoadRunsIn(partsIn(top), "e2e.json")
 	if err != nil {
 		return report.Document{}, err
 	}
-	doc, err := report.Build(dir, runs, r.cat, r.suites)
+	doc, err := report.Build(top, runs, r.cat, r.suites)
 	if err != nil {
 		return report.Document{}, err
 	}
-	if _, err := render.Write(doc, dir); err != nil {
+	if _, err := render.Write(doc, top); err != nil {
 		return report.Document{}, err
 	}
 	return doc, nil
+}
+
+// partsIn are the folders of top that hold a run's report (one per cluster), or top
+// itself when it holds one (a matrix run before the matrix went cluster by cluster).
+func partsIn(top string) []string {
+	if _, err := os.Stat(filepath.Join(top, "e2e.json")); err == nil {
+		return []string{top}
+	}
+	var out []string
+	entries, _ := os.ReadDir(top)
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(top, e.Name(), "e2e.json")); e.IsDir() && err == nil {
+			out = append(out, filepath.Join(top, e.Name()))
+		}
+	}
+	if len(out) == 0 {
+		return []string{top} // LoadRunsIn says what is missing
+	}
+	return out
 }
 
 func docker(ctx context.Context, args ...string) (string, error) {

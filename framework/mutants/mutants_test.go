@@ -1,6 +1,9 @@
 package mutants
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,5 +108,65 @@ func TestClassify(t *testing.T) {
 	c := Matrix{Rows: []Row{row, Classify(Mutant{Name: "y", Breaks: []string{"RS-6"}}, stock, mutant)}}.Counts()
 	if c != (Counts{Mutants: 2, Caught: 1, Unrelated: 1}) {
 		t.Errorf("counts %+v", c)
+	}
+}
+
+// The matrix runs cluster by cluster: each needed suite in the group of its one kind
+// config, the groups in the order of -suites; a suite that names two configs is refused.
+func TestGroupsFollowEachSuitesCluster(t *testing.T) {
+	ix := index{configs: map[string][]string{
+		"cluster":            {"kind-configs/default.yaml"},
+		"restart":            {"kind-configs/default.yaml"},
+		"restart/profiles":   {"kind-configs/backoff-profiles.yaml"},
+		"termination":        {"kind-configs/default.yaml"},
+		"termination/gated":  {"kind-configs/backoff-profiles.yaml"},
+		"lifecycle/nodeloss": {"kind-configs/node-loss.yaml"},
+	}}
+	suites := []string{"cluster", "restart", "restart/profiles", "termination", "termination/gated", "lifecycle/nodeloss"}
+	groups, err := ix.groups(suites, []string{"termination/gated", "restart", "termination", "restart/profiles"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, g := range groups {
+		got = append(got, g.name()+": "+strings.Join(g.suites, " "))
+	}
+	if want := "default: restart termination | backoff-profiles: restart/profiles termination/gated"; strings.Join(got, " | ") != want {
+		t.Errorf("groups %q, want %q", strings.Join(got, " | "), want)
+	}
+	if g := groupsOf(groups, []string{"termination/gated"}); len(g) != 1 || g[0].name() != "backoff-profiles" {
+		t.Errorf("the groups of termination/gated: %+v", g)
+	}
+	if g := groupsOf(groups, []string{"restart", "restart/profiles"}); len(g) != 2 {
+		t.Errorf("a mutant on both clusters runs on %d", len(g))
+	}
+	ix.configs["restart"] = append(ix.configs["restart"], "kind-configs/node-loss.yaml")
+	if _, err := ix.groups(suites, []string{"restart"}); err == nil {
+		t.Error("a suite on two clusters was put in one group")
+	}
+}
+
+// A run's report is read from its folder, or from its folders per cluster.
+func TestPartsIn(t *testing.T) {
+	top := t.TempDir()
+	for _, d := range []string{"default", "backoff-profiles", "kubelets"} {
+		if err := os.MkdirAll(filepath.Join(top, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"default/e2e.json", "backoff-profiles/e2e.json"} {
+		if err := os.WriteFile(filepath.Join(top, f), []byte("[]"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{filepath.Join(top, "backoff-profiles"), filepath.Join(top, "default")}
+	if got := partsIn(top); !slices.Equal(got, want) {
+		t.Errorf("parts %v, want %v", got, want)
+	}
+	if err := os.WriteFile(filepath.Join(top, "e2e.json"), []byte("[]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := partsIn(top); !slices.Equal(got, []string{top}) {
+		t.Errorf("a run of one folder read as %v", got)
 	}
 }

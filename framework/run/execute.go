@@ -94,7 +94,10 @@ func (e Executor) Execute(ctx context.Context, p Plan) error {
 			fail(err)
 		}
 	}
-	if len(failed) == 0 && p.DeleteClusters && ctx.Err() == nil {
+	if interrupted := ctx.Err() != nil; deletesItsClusters(p, failed, interrupted) {
+		if interrupted {
+			fmt.Fprintln(e.Err, "interrupted: deleting the kind clusters this run made")
+		}
 		if err := cluster.DeleteRunClusters(cluster.KindOptionsOf(records[p.Artifacts]), e.Record.ID); err != nil {
 			fail(fmt.Errorf("deleting the run's clusters: %w", err))
 		}
@@ -292,6 +295,15 @@ func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, records ma
 		return fmt.Errorf("the suites%s: %w", suffix, suitesErr)
 	}
 	return nil
+}
+
+// deletesItsClusters: whether a run deletes the kind clusters it made, at its end:
+// when every pass passed, and when it was interrupted (Ctrl-C) whatever had run,
+// since a suite interrupted deletes the cluster it made but one that a green suite
+// left for the run's next suites would stay behind, unannounced. A run that failed
+// by itself keeps them, to be inspected.
+func deletesItsClusters(p Plan, failed []error, interrupted bool) bool {
+	return p.DeleteClusters && (interrupted || len(failed) == 0)
 }
 
 // clusterByCluster runs groups (ClusterGroups) one after another, one Ginkgo each,

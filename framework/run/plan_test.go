@@ -1,6 +1,7 @@
 package run
 
 import (
+	"errors"
 	"github.com/podlifecycle/conformance/framework/config"
 	"reflect"
 	"strings"
@@ -287,5 +288,31 @@ func TestAndLabels(t *testing.T) {
 	got := andLabels([]string{"--procs=4", "--label-filter=!Slow", "--no-color"}, "!Quiet")
 	if want := []string{"--procs=4", "--label-filter=(!Slow) && !Quiet", "--no-color"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("%q, want %q", got, want)
+	}
+}
+
+// A run deletes its clusters when it passed and when it was interrupted, even after a
+// green suite left one for the next; failed by itself, it keeps them; a cluster of
+// the user's (no DeleteClusters) is never deleted.
+func TestARunDeletesItsClustersOnSuccessAndOnInterrupt(t *testing.T) {
+	ours, theirs := Plan{DeleteClusters: true}, Plan{}
+	failed := []error{errors.New("suites/restart: exit status 1")}
+	for _, c := range []struct {
+		name        string
+		p           Plan
+		failed      []error
+		interrupted bool
+		want        bool
+	}{
+		{"green", ours, nil, false, true},
+		{"failed", ours, failed, false, false},
+		{"interrupted after a green suite", ours, []error{errors.New("interrupted before ./suites/restart/profiles")}, true, true},
+		{"interrupted before any suite", ours, nil, true, true},
+		{"the user's cluster, green", theirs, nil, false, false},
+		{"the user's cluster, interrupted", theirs, nil, true, false},
+	} {
+		if got := deletesItsClusters(c.p, c.failed, c.interrupted); got != c.want {
+			t.Errorf("%s: deletes its clusters %v, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -381,18 +381,17 @@ func (mx *matrixRun) classify(m Mutant, stock report.Document, p *progress) Row 
 // write writes the matrix: the rows of the mutants classified so far, and for those
 // not selected, their rows of the matrix the run started from, in the patches' order.
 func (mx *matrixRun) write() error {
-	m := mx.matrix
-	m.Rows = nil
+	mx.matrix.Rows = nil
 	for _, mu := range mx.all {
 		if p, ok := mx.progress[mu.Name]; ok {
 			if p.row != nil {
-				m.Rows = append(m.Rows, *p.row)
+				mx.matrix.Rows = append(mx.matrix.Rows, *p.row)
 			}
 		} else if i := slices.IndexFunc(mx.previous.Rows, func(r Row) bool { return r.Mutant == mu.Name }); i >= 0 {
-			m.Rows = append(m.Rows, mx.previous.Rows[i])
+			mx.matrix.Rows = append(mx.matrix.Rows, mx.previous.Rows[i])
 		}
 	}
-	return write(m, mx.out, mx.start)
+	return write(mx.matrix, mx.out, mx.start)
 }
 
 // reclassify rebuilds the matrix in o.out from its saved runs, keeping what only the

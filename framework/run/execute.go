@@ -266,7 +266,7 @@ func (e Executor) pass(ctx context.Context, p Plan, pass VersionPass, records ma
 			suitesErr = errors.Join(suitesErr, e.quietAfter(ctx, env, pass, andLabels(flags, entries.QuietLabel), p.ReportJSON, junit))
 			e.phase("suites, the Quiet specs after"+suffix, time.Since(quietStart))
 		}
-	} else if groups := ClusterGroups(suites, pass.SuiteConfigs); len(groups) > 1 {
+	} else if groups := cluster.Groups(suites, pass.SuiteConfigs); len(groups) > 1 {
 		var deleteErr error
 		suitesErr, deleteErr = e.clusterByCluster(ctx, env, cluster.KindOptionsOf(rec), pass.OutDir, flags, groups, p.ReportJSON, junit)
 		e.phase("suites"+suffix, time.Since(start))
@@ -306,13 +306,13 @@ func deletesItsClusters(p Plan, failed []error, interrupted bool) bool {
 	return p.DeleteClusters && (interrupted || len(failed) == 0)
 }
 
-// clusterByCluster runs groups (ClusterGroups) one after another, one Ginkgo each,
+// clusterByCluster runs groups (cluster.Groups) one after another, one Ginkgo each,
 // and deletes the clusters a group was the last to use once every group on them has
 // passed, beside the next group's start: a 2-core machine then never carries one
 // cluster's idle nodes while the next is made and measured. Each Ginkgo writes its
 // part of jsonReport and junit in outDir; the parts are merged into them. suitesErr
 // is the suites' failure, deleteErr a cluster that could not be deleted.
-func (e Executor) clusterByCluster(ctx context.Context, env []string, opts cluster.KindOptions, outDir string, flags []string, groups []SuiteGroup, jsonReport, junit string) (suitesErr, deleteErr error) {
+func (e Executor) clusterByCluster(ctx context.Context, env []string, opts cluster.KindOptions, outDir string, flags []string, groups []cluster.SuiteGroup, jsonReport, junit string) (suitesErr, deleteErr error) {
 	var failures, deleteErrs []error
 	var jsonParts, junitParts []string
 	failed := map[string]bool{}

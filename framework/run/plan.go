@@ -95,41 +95,8 @@ type VersionPass struct {
 	GinkgoFlags []string
 	// SuiteConfigs: the kind configs each suite's specs use (KindConfigs), for a run
 	// on kind clusters in one stream: its suites run cluster by cluster
-	// (ClusterGroups), each cluster deleted once the last suite on it has passed.
+	// (cluster.Groups), each cluster deleted once the last suite on it has passed.
 	SuiteConfigs map[string][]string
-}
-
-// SuiteGroup is a run of consecutive suites on the same kind clusters.
-type SuiteGroup struct {
-	Suites, Configs []string
-	// Done: the configs of Configs no later group uses, whose clusters can go once
-	// this group has passed.
-	Done []string
-}
-
-// ClusterGroups groups suites, in their order, by the kind configs they use
-// (configsOf), so that a run in one stream can delete a cluster as soon as the
-// suites on it are done, before the next cluster is made.
-func ClusterGroups(suites []string, configsOf map[string][]string) []SuiteGroup {
-	var groups []SuiteGroup
-	for _, s := range suites {
-		c := configsOf[s]
-		if n := len(groups); n > 0 && slices.Equal(groups[n-1].Configs, c) {
-			groups[n-1].Suites = append(groups[n-1].Suites, s)
-			continue
-		}
-		groups = append(groups, SuiteGroup{Suites: []string{s}, Configs: c})
-	}
-	later := map[string]bool{}
-	for i := len(groups) - 1; i >= 0; i-- {
-		for _, c := range groups[i].Configs {
-			if !later[c] {
-				groups[i].Done = append(groups[i].Done, c)
-			}
-			later[c] = true
-		}
-	}
-	return groups
 }
 
 // NewPlan plans a run of the suites in repo (the repository's files: the kind

@@ -2,6 +2,7 @@ package run
 
 import (
 	"errors"
+	"github.com/podlifecycle/conformance/framework/cluster"
 	"github.com/podlifecycle/conformance/framework/config"
 	"reflect"
 	"strings"
@@ -83,7 +84,7 @@ func TestWholeRunMakesItsClustersAhead(t *testing.T) {
 func TestSlowSetRunsClusterByClusterUnlessStreamsAreNamed(t *testing.T) {
 	suites := []string{"./suites/lifecycle", "./suites/restart", "./suites/restart/profiles"}
 	v := plan(t, Options{Config: config.Config{Labels: "Slow"}, Suites: suites}).Versions[0]
-	if len(v.Streams) > 0 || len(v.ClustersAhead) > 0 || len(ClusterGroups(v.Suites, v.SuiteConfigs)) != 2 {
+	if len(v.Streams) > 0 || len(v.ClustersAhead) > 0 || len(cluster.Groups(v.Suites, v.SuiteConfigs)) != 2 {
 		t.Errorf("Slow: %+v, want its suites cluster by cluster, no cluster made ahead", v)
 	}
 	o := Options{Config: config.Config{Labels: "Slow"}, Suites: suites[:2], Streams: [][]string{{"lifecycle"}, {"restart"}}}
@@ -109,22 +110,17 @@ func TestWholeRunInOneStreamMakesEachClusterAsItsSuitesStart(t *testing.T) {
 func TestOneStreamRunsClusterByCluster(t *testing.T) {
 	suites := []string{"./suites/lifecycle", "./suites/restart", "./suites/restart/profiles", "./suites/lifecycle/nodeloss"}
 	v := plan(t, Options{Config: config.Config{Labels: "!Slow"}, Suites: suites}).Versions[0]
-	got := ClusterGroups(v.Suites, v.SuiteConfigs)
-	want := []SuiteGroup{
+	got := cluster.Groups(v.Suites, v.SuiteConfigs)
+	want := []cluster.SuiteGroup{
 		{Suites: suites[:2], Configs: []string{"kind-configs/default.yaml"}, Done: []string{"kind-configs/default.yaml"}},
 		{Suites: suites[2:], Configs: []string{"kind-configs/backoff-profiles.yaml"}, Done: []string{"kind-configs/backoff-profiles.yaml"}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("groups %+v, want %+v", got, want)
 	}
-	// A cluster a later suite needs again is not done until that suite.
-	back := ClusterGroups([]string{"a", "b", "c"}, map[string][]string{"a": {"x"}, "b": {"y"}, "c": {"x"}})
-	if len(back) != 3 || back[0].Done != nil || !reflect.DeepEqual(back[2].Done, []string{"x"}) || !reflect.DeepEqual(back[1].Done, []string{"y"}) {
-		t.Errorf("groups %+v, want x done only after c", back)
-	}
 	// On a cluster of yours nothing is grouped (nothing is made or deleted).
 	mine := plan(t, Options{Config: config.Config{Labels: "!Slow", Kubeconfig: "/kubeconfig"}, Suites: suites}).Versions[0]
-	if g := ClusterGroups(mine.Suites, mine.SuiteConfigs); len(g) != 1 {
+	if g := cluster.Groups(mine.Suites, mine.SuiteConfigs); len(g) != 1 {
 		t.Errorf("a cluster of yours: %d groups, want one Ginkgo over every suite", len(g))
 	}
 }

@@ -137,7 +137,11 @@ func RunMatrix(args []string) error {
 	builds := map[string]built{}
 	for _, m := range selected {
 		bin := filepath.Join(out, "kubelets", m.Name)
-		builds[m.Name] = built{bin, buildKubelet(ctx, m.File, bin)}
+		b := built{bin: bin, err: buildKubelet(ctx, m.File, bin)}
+		if b.err == nil {
+			b.sum, b.err = fileSHA256(bin)
+		}
+		builds[m.Name] = b
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -147,7 +151,7 @@ func RunMatrix(args []string) error {
 	t = time.Now()
 	var needed []string
 	for _, g := range groups {
-		needed = append(needed, g.suites...)
+		needed = append(needed, g.Suites...)
 	}
 	binaries, err := compileSuites(ctx, o.ginkgo, needed)
 	if err != nil {
@@ -201,21 +205,16 @@ func RunMatrix(args []string) error {
 	return nil
 }
 
-// group is one cluster's share of the matrix: its kind config and the suites (those
-// the matrix needs) whose specs run on it.
-type group struct {
-	config string
-	suites []string
+// groupName is a cluster's folder in each run's artifacts: its kind config's name.
+func groupName(g cluster.SuiteGroup) string {
+	return strings.TrimSuffix(filepath.Base(g.Configs[0]), ".yaml")
 }
 
-// name is the group's folder in each run's artifacts: the kind config's name.
-func (g group) name() string { return strings.TrimSuffix(filepath.Base(g.config), ".yaml") }
-
 // groupsOf are the groups that hold at least one of suites.
-func groupsOf(groups []group, suites []string) []group {
-	var out []group
+func groupsOf(groups []cluster.SuiteGroup, suites []string) []cluster.SuiteGroup {
+	var out []cluster.SuiteGroup
 	for _, g := range groups {
-		if slices.ContainsFunc(g.suites, func(s string) bool { return slices.Contains(suites, s) }) {
+		if g.Holds(suites) {
 			out = append(out, g)
 		}
 	}
@@ -237,7 +236,7 @@ type progress struct {
 type matrixRun struct {
 	runner
 	all, selected      []Mutant
-	groups             []group
+	groups             []cluster.SuiteGroup
 	start              time.Time
 	matrix, previous   Matrix
 	stockBin, stockSum string
@@ -249,11 +248,11 @@ type matrixRun struct {
 // selected mutant with statements there on its suites, and releases the cluster: one
 // the matrix made is deleted, unless KEEP_CLUSTERS or the stock kubelet failed there
 // (kept to be inspected, as after a failed make e2e).
-func (mx *matrixRun) runGroup(ctx context.Context, g group) (err error) {
+func (mx *matrixRun) runGroup(ctx context.Context, g cluster.SuiteGroup) (err error) {
 	t := time.Now()
 	o := cluster.DefaultKindOptions()
 	o.KeepClusters = mx.o.keepClusters
-	k, err := cluster.NewKind(g.config, o)
+	k, err := cluster.NewKind(g.Configs[0], o)
 	if err != nil {
 		return err
 	}
@@ -292,26 +291,26 @@ func (mx *matrixRun) runGroup(ctx context.Context, g group) (err error) {
 			fmt.Fprintf(os.Stderr, "mutants: putting the node image's kubelet back: %v\n  (each worker keeps it as %s; `make clean` deletes the clusters)\n", err, imageKubelet)
 		}
 	}()
-	mx.matrix.Phases = append(mx.matrix.Phases, Phase{"cluster " + g.name(), time.Since(t)})
-	fmt.Printf("== cluster %s: %d workers take the mutants' kubelets: %s\n", g.name(), len(workers), strings.Join(workers, " "))
+	mx.matrix.Phases = append(mx.matrix.Phases, Phase{"cluster " + groupName(g), time.Since(t)})
+	fmt.Printf("== cluster %s: %d workers take the mutants' kubelets: %s\n", groupName(g), len(workers), strings.Join(workers, " "))
 
 	t = time.Now()
 	stockTop := filepath.Join(mx.out, "stock")
 	if !mx.reuseStock {
-		fmt.Printf("== stock kubelet (sha256 %s) on %s: every statement the mutants name\n", mx.stockSum[:12], g.name())
+		fmt.Printf("== stock kubelet (sha256 %s) on %s: every statement the mutants name\n", mx.stockSum[:12], groupName(g))
 		if err := install(ctx, workers, mx.stockBin, mx.stockSum); err != nil {
 			return err
 		}
-		doc, err := mx.specs(ctx, filepath.Join(stockTop, g.name()), Statements(mx.all), g.suites)
+		doc, err := mx.specs(ctx, filepath.Join(stockTop, groupName(g)), Statements(mx.all), g.Suites)
 		if err != nil {
-			return fmt.Errorf("the stock kubelet's run on %s: %w", g.name(), err)
+			return fmt.Errorf("the stock kubelet's run on %s: %w", groupName(g), err)
 		}
 		for _, f := range doc.Failures {
 			mx.matrix.StockFailed = append(mx.matrix.StockFailed, fmt.Sprintf("%s (%s)", f.Spec.Text, f.Location))
 		}
 		mx.matrix.StockGreen = len(mx.matrix.StockFailed) == 0
-		mx.matrix.Phases = append(mx.matrix.Phases, Phase{"stock run on " + g.name(), time.Since(t)})
-		fmt.Printf("   stock on %s: %s\n", g.name(), map[bool]string{true: "every spec green", false: "FAILED: " + strings.Join(mx.matrix.StockFailed, "; ")}[len(doc.Failures) == 0])
+		mx.matrix.Phases = append(mx.matrix.Phases, Phase{"stock run on " + groupName(g), time.Since(t)})
+		fmt.Printf("   stock on %s: %s\n", groupName(g), map[bool]string{true: "every spec green", false: "FAILED: " + strings.Join(mx.matrix.StockFailed, "; ")}[len(doc.Failures) == 0])
 		if len(doc.Failures) > 0 {
 			outcome = cluster.Failed // kept, to be looked at; the mutants still run
 		}
@@ -328,11 +327,11 @@ func (mx *matrixRun) runGroup(ctx context.Context, g group) (err error) {
 			return ctx.Err()
 		}
 		p := mx.progress[m.Name]
-		if p.row != nil || len(groupsOf([]group{g}, mx.index.suitesOf(m.Breaks))) == 0 {
+		if p.row != nil || !g.Holds(mx.index.suitesOf(m.Breaks)) {
 			continue
 		}
 		t := time.Now()
-		sum, err := mx.runMutant(ctx, m, workers, filepath.Join(mx.out, m.Name, g.name()), g.suites)
+		sum, err := mx.runMutant(ctx, m, workers, filepath.Join(mx.out, m.Name, groupName(g)), g.Suites)
 		p.took += time.Since(t)
 		p.groupsLeft--
 		p.sum = sum
@@ -342,7 +341,7 @@ func (mx *matrixRun) runGroup(ctx context.Context, g group) (err error) {
 			p.ran = true
 		}
 		if p.groupsLeft > 0 && err == nil {
-			fmt.Printf("   %s on %s: run (%s); its other cluster to come\n", m.Name, g.name(), time.Since(t).Round(time.Second))
+			fmt.Printf("   %s on %s: run (%s); its other cluster to come\n", m.Name, groupName(g), time.Since(t).Round(time.Second))
 			continue
 		}
 		row := mx.classify(m, stock, p)
@@ -544,27 +543,28 @@ func (ix index) suitesOf(ids []string) []string {
 	return slices.Compact(out)
 }
 
-// groups splits the suites of -suites that are in needed by the kind config their
-// specs name, in the order of -suites. A suite whose specs name two configs would need
-// both clusters at once, which the matrix, one cluster at a time, does not make.
-func (ix index) groups(suites, needed []string) ([]group, error) {
-	var out []group
+// groups are the suites of -suites that are in needed, grouped by the kind config
+// their specs name (cluster.Groups, as make e2e groups them), in the order of -suites.
+// A suite whose specs name two configs would need both clusters at once, and a config
+// whose suites are apart in -suites its cluster twice: the matrix, one cluster at a
+// time and each made once, refuses both.
+func (ix index) groups(suites, needed []string) ([]cluster.SuiteGroup, error) {
+	var in []string
 	for _, s := range suites {
-		if !slices.Contains(needed, s) {
-			continue
+		if slices.Contains(needed, s) {
+			in = append(in, s)
 		}
-		configs := ix.configs[s]
-		if len(configs) != 1 {
-			return nil, fmt.Errorf("suites/%s names %d kind configs (%v): the kill matrix runs each suite on the one cluster of its config", s, len(configs), configs)
-		}
-		i := slices.IndexFunc(out, func(g group) bool { return g.config == configs[0] })
-		if i < 0 {
-			out = append(out, group{config: configs[0]})
-			i = len(out) - 1
-		}
-		out[i].suites = append(out[i].suites, s)
 	}
-	return out, nil
+	groups := cluster.Groups(in, ix.configs)
+	for _, g := range groups {
+		if len(g.Configs) != 1 {
+			return nil, fmt.Errorf("suites %s name %d kind configs (%v): the kill matrix runs each suite on the one cluster of its config", strings.Join(g.Suites, " "), len(g.Configs), g.Configs)
+		}
+		if !slices.Contains(g.Done, g.Configs[0]) {
+			return nil, fmt.Errorf("-suites: the suites of %s are not next to each other (%s): the kill matrix makes each cluster once", g.Configs[0], strings.Join(in, " "))
+		}
+	}
+	return groups, nil
 }
 
 // swappableWorkers are the node containers of cluster c that run the stock kubelet of
@@ -696,10 +696,10 @@ func buildKubelet(ctx context.Context, patch, out string) error {
 	return nil
 }
 
-// built is one mutant's kubelet, or why it did not build.
+// built is one mutant's kubelet and its sha256, or why it did not build.
 type built struct {
-	bin string
-	err error
+	bin, sum string
+	err      error
 }
 
 type runner struct {
@@ -722,15 +722,11 @@ func (r runner) runMutant(ctx context.Context, m Mutant, workers []string, dir s
 	if b.err != nil {
 		return "", fmt.Errorf("the mutant did not build: %w", b.err)
 	}
-	sum, err := fileSHA256(b.bin)
-	if err != nil {
-		return "", err
+	if err := install(ctx, workers, b.bin, b.sum); err != nil {
+		return b.sum, err
 	}
-	if err := install(ctx, workers, b.bin, sum); err != nil {
-		return sum, err
-	}
-	_, err = r.specs(ctx, dir, m.Breaks, suites)
-	return sum, err
+	_, err := r.specs(ctx, dir, m.Breaks, suites)
+	return b.sum, err
 }
 
 // specs runs the specs of statements ids (not Slow) that are in suites into dir and

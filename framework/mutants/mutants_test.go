@@ -112,7 +112,8 @@ func TestClassify(t *testing.T) {
 }
 
 // The matrix runs cluster by cluster: each needed suite in the group of its one kind
-// config, the groups in the order of -suites; a suite that names two configs is refused.
+// config, the groups in the order of -suites; a suite that names two configs, or a
+// config whose suites are apart in -suites, is refused.
 func TestGroupsFollowEachSuitesCluster(t *testing.T) {
 	ix := index{configs: map[string][]string{
 		"cluster":            {"kind-configs/default.yaml"},
@@ -122,23 +123,27 @@ func TestGroupsFollowEachSuitesCluster(t *testing.T) {
 		"termination/gated":  {"kind-configs/backoff-profiles.yaml"},
 		"lifecycle/nodeloss": {"kind-configs/node-loss.yaml"},
 	}}
-	suites := []string{"cluster", "restart", "restart/profiles", "termination", "termination/gated", "lifecycle/nodeloss"}
+	suites := []string{"cluster", "restart", "termination", "restart/profiles", "termination/gated", "lifecycle/nodeloss"}
 	groups, err := ix.groups(suites, []string{"termination/gated", "restart", "termination", "restart/profiles"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, g := range groups {
-		got = append(got, g.name()+": "+strings.Join(g.suites, " "))
+		got = append(got, groupName(g)+": "+strings.Join(g.Suites, " "))
 	}
 	if want := "default: restart termination | backoff-profiles: restart/profiles termination/gated"; strings.Join(got, " | ") != want {
 		t.Errorf("groups %q, want %q", strings.Join(got, " | "), want)
 	}
-	if g := groupsOf(groups, []string{"termination/gated"}); len(g) != 1 || g[0].name() != "backoff-profiles" {
+	if g := groupsOf(groups, []string{"termination/gated"}); len(g) != 1 || groupName(g[0]) != "backoff-profiles" {
 		t.Errorf("the groups of termination/gated: %+v", g)
 	}
 	if g := groupsOf(groups, []string{"restart", "restart/profiles"}); len(g) != 2 {
 		t.Errorf("a mutant on both clusters runs on %d", len(g))
+	}
+	apart := []string{"restart", "restart/profiles", "termination"}
+	if _, err := ix.groups(apart, apart); err == nil {
+		t.Error("a cluster's suites apart in -suites were put in two groups")
 	}
 	ix.configs["restart"] = append(ix.configs["restart"], "kind-configs/node-loss.yaml")
 	if _, err := ix.groups(suites, []string{"restart"}); err == nil {
